@@ -1,0 +1,140 @@
+//! The pull-and-acknowledge loop every JetStream-fed actor runs. A message is acknowledged
+//! only after its handler returns, i.e. after everything it caused is published; while a
+//! handler runs, in-progress acks keep the server from redelivering it. On shutdown the
+//! loop stops pulling and drops unfinished handlers: their messages are redelivered.
+
+use std::future::Future;
+use std::time::Duration;
+
+use async_nats::jetstream::consumer::PullConsumer;
+use async_nats::jetstream::{AckKind, Message};
+use futures::StreamExt;
+use tracing::Instrument;
+
+use super::BusError;
+use crate::shutdown::Shutdown;
+
+/// A message as a handler receives it.
+pub type Incoming = Message;
+
+/// What to tell the server once a handler is done with a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// Done: everything it caused is published.
+    Ack,
+    /// Not done: deliver it again after this long (counts toward max deliveries).
+    Retry(Duration),
+    /// Never deliver it again (it was answered some other way).
+    Term,
+}
+
+/// Pulls messages from `consumer` and runs `handler` on up to `concurrency` at a time until
+/// `shutdown` fires. `progress_every` should be well inside the consumer's ack wait.
+pub async fn run_pull_loop<F, Fut>(
+    consumer: PullConsumer,
+    name: &str,
+    concurrency: usize,
+    progress_every: Duration,
+    mut shutdown: Shutdown,
+    handler: F,
+) -> Result<(), BusError>
+where
+    F: Fn(Incoming) -> Fut,
+    Fut: Future<Output = Disposition>,
+{
+    let concurrency = concurrency.max(1);
+    let messages = consumer
+        .stream()
+        .max_messages_per_batch(concurrency)
+        .heartbeat(Duration::from_secs(5))
+        .expires(Duration::from_secs(30))
+        .messages()
+        .await
+        .map_err(|e| BusError::Consume {
+            consumer: name.to_string(),
+            message: e.to_string(),
+        })?;
+    let work = messages.for_each_concurrent(concurrency, |item| async {
+        match item {
+            Ok(message) => {
+                let span = message_span(name, &message);
+                handle_one(message, &handler, progress_every)
+                    .instrument(span)
+                    .await
+            }
+            Err(e) => {
+                tracing::warn!(consumer = name, error = %e, "pull consumer hiccup; continuing");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    });
+    tokio::select! {
+        _ = work => tracing::warn!(consumer = name, "message stream ended"),
+        _ = shutdown.wait() => tracing::debug!(consumer = name, "stopping on shutdown"),
+    }
+    Ok(())
+}
+
+/// The span a message is handled in: its trace id (from `traceparent`) ties together the
+/// logs of every process that handles the same request.
+fn message_span(consumer: &str, message: &Message) -> tracing::Span {
+    let request_id = super::msg_id_of(message.headers.as_ref()).unwrap_or_default();
+    let trace = super::trace_of(message.headers.as_ref(), &request_id);
+    tracing::info_span!("message", consumer, subject = %message.subject, trace_id = %trace.trace_id_hex())
+}
+
+/// A message whose handler has not finished. If the handler is dropped (shutdown), the
+/// message is handed back at once (nak) instead of waiting out the ack wait.
+struct Unsettled(Option<Message>);
+
+impl Unsettled {
+    fn settle(mut self) -> Message {
+        self.0.take().expect("settled once")
+    }
+}
+
+impl Drop for Unsettled {
+    fn drop(&mut self) {
+        let Some(message) = self.0.take() else { return };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = message.ack_with(AckKind::Nak(None)).await;
+            });
+        }
+    }
+}
+
+/// Runs the handler on one message, sending in-progress acks while it works, then settles it.
+async fn handle_one<F, Fut>(message: Message, handler: &F, progress_every: Duration)
+where
+    F: Fn(Incoming) -> Fut,
+    Fut: Future<Output = Disposition>,
+{
+    let started = std::time::Instant::now();
+    let unsettled = Unsettled(Some(message.clone()));
+    let work = handler(message.clone());
+    tokio::pin!(work);
+    let mut progress =
+        tokio::time::interval_at(tokio::time::Instant::now() + progress_every, progress_every);
+    let disposition = loop {
+        tokio::select! {
+            disposition = &mut work => break disposition,
+            _ = progress.tick() => {
+                if let Err(e) = message.ack_with(AckKind::Progress).await {
+                    tracing::warn!(subject = %message.subject, error = %e, "in-progress ack failed");
+                }
+            }
+        }
+    };
+    let message = unsettled.settle();
+    let kind = match disposition {
+        Disposition::Ack => AckKind::Ack,
+        Disposition::Retry(delay) => AckKind::Nak(Some(delay)),
+        Disposition::Term => AckKind::Term,
+    };
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(?disposition, elapsed_ms, "handled");
+    if let Err(e) = message.ack_with(kind).await {
+        tracing::warn!(subject = %message.subject, error = %e, "settling a message failed; it will be redelivered");
+    }
+}

@@ -1,0 +1,233 @@
+//! NATS and JetStream plumbing: connecting, declaring streams and consumers, publishing
+//! enveloped messages with their headers, and the pull-and-acknowledge loop every actor
+//! uses. Actors never touch async-nats directly for these; they call `Bus`.
+
+pub mod consume;
+pub mod dead_letter;
+pub mod report;
+pub mod streams;
+pub mod trace;
+
+use std::time::Duration;
+
+use async_nats::jetstream;
+use async_nats::HeaderMap;
+use serde::Serialize;
+
+use crate::config::NatsSettings;
+use crate::protocol::{encode, CodecError, Envelope, Subject};
+pub use consume::{run_pull_loop, Disposition, Incoming};
+use trace::{TraceContext, TRACEPARENT};
+
+/// Header naming the payload's encoding.
+pub const CONTENT_TYPE: &str = "Content-Type";
+/// The only encoding cordon speaks.
+pub const MSGPACK: &str = "application/msgpack";
+/// JetStream's deduplication header.
+pub const MSG_ID: &str = "Nats-Msg-Id";
+
+#[derive(Debug, thiserror::Error)]
+pub enum BusError {
+    #[error("cannot connect to NATS at {url}: {source}")]
+    Connect {
+        url: String,
+        source: async_nats::ConnectError,
+    },
+    #[error("cannot set up JetStream {what}: {message}")]
+    Setup { what: String, message: String },
+    #[error("cannot publish to {subject}: {message}")]
+    Publish { subject: String, message: String },
+    #[error("cannot subscribe to {subject}: {message}")]
+    Subscribe { subject: String, message: String },
+    #[error("cannot read from consumer {consumer}: {message}")]
+    Consume { consumer: String, message: String },
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+}
+
+/// A connection to NATS with its JetStream context and the stream settings.
+#[derive(Clone)]
+pub struct Bus {
+    pub client: async_nats::Client,
+    pub js: jetstream::Context,
+    pub settings: NatsSettings,
+}
+
+impl Bus {
+    /// Connects as `name`, retrying while the server is not up yet, and keeps reconnecting
+    /// for as long as the process lives.
+    pub async fn connect(url: &str, name: &str, settings: &NatsSettings) -> Result<Bus, BusError> {
+        let client = async_nats::ConnectOptions::new()
+            .name(name)
+            .retry_on_initial_connect()
+            .max_reconnects(None)
+            .connection_timeout(Duration::from_secs(5))
+            .connect(url)
+            .await
+            .map_err(|source| BusError::Connect {
+                url: url.to_string(),
+                source,
+            })?;
+        let js = jetstream::new(client.clone());
+        Ok(Bus {
+            client,
+            js,
+            settings: settings.clone(),
+        })
+    }
+
+    /// Publishes into a JetStream stream and waits for the server to store it.
+    /// `msg_id` deduplicates republication (after a crash) within the duplicate window.
+    pub async fn publish_durable<T: Serialize>(
+        &self,
+        subject: &Subject,
+        msg_id: &str,
+        trace: &TraceContext,
+        envelope: &Envelope<T>,
+    ) -> Result<(), BusError> {
+        self.store(subject, msg_id, trace, envelope, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// Like `publish_durable`, but stored only if the last message on `subject` is still
+    /// the one at stream sequence `last_subject_seq` (0: there is none). `Ok(false)` when
+    /// another publisher got there first. nats-server 2.9 checks this atomically.
+    pub async fn publish_durable_if_last<T: Serialize>(
+        &self,
+        subject: &Subject,
+        msg_id: &str,
+        trace: &TraceContext,
+        envelope: &Envelope<T>,
+        last_subject_seq: u64,
+    ) -> Result<bool, BusError> {
+        self.store(subject, msg_id, trace, envelope, Some(last_subject_seq))
+            .await
+    }
+
+    /// Publishes to a stream and waits for the store; `Ok(false)` only when an expected
+    /// last subject sequence was given and another message got there first.
+    async fn store<T: Serialize>(
+        &self,
+        subject: &Subject,
+        msg_id: &str,
+        trace: &TraceContext,
+        envelope: &Envelope<T>,
+        expected_last_subject_seq: Option<u64>,
+    ) -> Result<bool, BusError> {
+        use async_nats::jetstream::context::PublishErrorKind;
+        let subject = subject.to_subject();
+        let mut headers = message_headers(trace);
+        headers.insert(MSG_ID, msg_id);
+        if let Some(sequence) = expected_last_subject_seq {
+            let expected = async_nats::header::NATS_EXPECTED_LAST_SUBJECT_SEQUENCE;
+            headers.insert(expected, sequence.to_string().as_str());
+        }
+        let payload = encode(envelope)?;
+        let fail = |message: String| BusError::Publish {
+            subject: subject.clone(),
+            message,
+        };
+        let ack = self
+            .js
+            .publish_with_headers(subject.clone(), headers, payload.into())
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        match ack.await {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => Ok(false),
+            Err(e) => Err(fail(e.to_string())),
+        }
+    }
+
+    /// Publishes a core NATS message (at most once: samples, kill orders, load reports).
+    pub async fn publish<T: Serialize>(
+        &self,
+        subject: &Subject,
+        trace: &TraceContext,
+        envelope: &Envelope<T>,
+    ) -> Result<(), BusError> {
+        let subject = subject.to_subject();
+        let payload = encode(envelope)?;
+        self.client
+            .publish_with_headers(subject.clone(), message_headers(trace), payload.into())
+            .await
+            .map_err(|e| BusError::Publish {
+                subject,
+                message: e.to_string(),
+            })
+    }
+
+    /// Subscribes to a subject or wildcard.
+    pub async fn subscribe(&self, subject: String) -> Result<async_nats::Subscriber, BusError> {
+        self.client
+            .subscribe(subject.clone())
+            .await
+            .map_err(|e| BusError::Subscribe {
+                subject,
+                message: e.to_string(),
+            })
+    }
+
+    /// Waits until everything published so far has reached the server.
+    pub async fn flush(&self) -> Result<(), BusError> {
+        self.client.flush().await.map_err(|e| BusError::Publish {
+            subject: "(flush)".into(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Headers every cordon message carries.
+fn message_headers(trace: &TraceContext) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, MSGPACK);
+    headers.insert(TRACEPARENT, trace.to_header().as_str());
+    headers
+}
+
+/// The trace context of a received message: its header, or one derived from the request.
+pub fn trace_of(headers: Option<&HeaderMap>, request_id: &str) -> TraceContext {
+    headers
+        .and_then(|h| h.get(TRACEPARENT))
+        .and_then(|v| TraceContext::parse(v.as_str()))
+        .unwrap_or_else(|| TraceContext::for_request(request_id))
+}
+
+/// The `Nats-Msg-Id` a client put on a message, if any. async-nats keeps this header under
+/// its standard name when it parses a received message but under the plain string when it is
+/// inserted as one, and a lookup finds only the same form: both are tried.
+pub fn msg_id_of(headers: Option<&HeaderMap>) -> Option<String> {
+    let headers = headers?;
+    headers
+        .get(async_nats::header::NATS_MESSAGE_ID)
+        .or_else(|| headers.get(MSG_ID))
+        .map(|v| v.as_str().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_msg_id_a_client_set_is_found() {
+        let mut headers = HeaderMap::new();
+        headers.insert(MSG_ID, "01J9ZQ3V7Y8K2M4N6P8R0T2V4X");
+        headers.insert(CONTENT_TYPE, MSGPACK);
+        assert_eq!(
+            msg_id_of(Some(&headers)).as_deref(),
+            Some("01J9ZQ3V7Y8K2M4N6P8R0T2V4X")
+        );
+        let mut standard = HeaderMap::new();
+        standard.insert(
+            async_nats::header::NATS_MESSAGE_ID,
+            "01J9ZQ3V7Y8K2M4N6P8R0T2V4Y",
+        );
+        assert_eq!(
+            msg_id_of(Some(&standard)).as_deref(),
+            Some("01J9ZQ3V7Y8K2M4N6P8R0T2V4Y")
+        );
+        assert_eq!(msg_id_of(Some(&HeaderMap::new())), None);
+        assert_eq!(msg_id_of(None), None);
+    }
+}

@@ -1,0 +1,192 @@
+//! The JetStream streams and durable consumers cordon declares. Everything here must work
+//! on nats-server 2.9: work-queue retention, pull consumers with one filter subject,
+//! explicit acks and the duplicate window; no KV and no 2.10 consumer features.
+
+use std::time::Duration;
+
+use async_nats::jetstream::consumer::{pull, AckPolicy, DeliverPolicy, PullConsumer};
+use async_nats::jetstream::stream::{self, DiscardPolicy, RetentionPolicy, StorageType};
+
+use super::{Bus, BusError};
+use crate::protocol::subjects::wildcard;
+use crate::protocol::Subject;
+
+/// Which stream a consumer reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamKind {
+    Submit,
+    Assessed,
+    Scheduled,
+    Audit,
+    Results,
+    Events,
+    /// Held BLOCKED requests, the last record per request.
+    Held,
+    /// Override grants waiting for the Assessor (work queue).
+    Override,
+}
+
+impl Bus {
+    /// The configured name of a stream.
+    pub fn stream_name(&self, kind: StreamKind) -> &str {
+        let s = &self.settings;
+        match kind {
+            StreamKind::Submit => &s.submit_stream,
+            StreamKind::Assessed => &s.assessed_stream,
+            StreamKind::Scheduled => &s.scheduled_stream,
+            StreamKind::Audit => &s.audit_stream,
+            StreamKind::Results => &s.results_stream,
+            StreamKind::Events => &s.events_stream,
+            StreamKind::Held => &s.held_stream,
+            StreamKind::Override => &s.override_stream,
+        }
+    }
+
+    /// Creates every stream that does not exist yet (idempotent; any role may call it).
+    pub async fn ensure_streams(&self) -> Result<(), BusError> {
+        for kind in [
+            StreamKind::Submit,
+            StreamKind::Assessed,
+            StreamKind::Scheduled,
+            StreamKind::Audit,
+            StreamKind::Results,
+            StreamKind::Events,
+            StreamKind::Held,
+            StreamKind::Override,
+        ] {
+            self.ensure_stream(kind).await?;
+        }
+        Ok(())
+    }
+
+    /// Creates one stream. Another process may create it at the same moment (nats-server
+    /// then answers the loser "subjects overlap"), so an error is rechecked by reading it.
+    async fn ensure_stream(&self, kind: StreamKind) -> Result<(), BusError> {
+        let name = self.stream_name(kind);
+        let Err(error) = self.js.get_or_create_stream(self.stream_config(kind)).await else {
+            return Ok(());
+        };
+        match self.js.get_stream(name).await {
+            Ok(_) => Ok(()),
+            Err(_) => Err(BusError::Setup {
+                what: format!("stream {name}"),
+                message: error.to_string(),
+            }),
+        }
+    }
+
+    fn stream_config(&self, kind: StreamKind) -> stream::Config {
+        let s = &self.settings;
+        let (subject, kept_per_subject) = match kind {
+            StreamKind::Submit => (Subject::ExecSubmit.to_subject(), None),
+            StreamKind::Assessed => (Subject::ExecAssessed.to_subject(), None),
+            StreamKind::Scheduled => (wildcard::exec_scheduled_all(), None),
+            StreamKind::Audit => (Subject::AuditAppend.to_subject(), None),
+            StreamKind::Results => (wildcard::exec_result_all(), Some(1)),
+            StreamKind::Events => (wildcard::events_all(), Some(-1)),
+            StreamKind::Held => (wildcard::exec_held_all(), Some(1)),
+            StreamKind::Override => (Subject::ExecOverride.to_subject(), None),
+        };
+        let base = stream::Config {
+            name: self.stream_name(kind).to_string(),
+            subjects: vec![subject],
+            storage: StorageType::File,
+            duplicate_window: Duration::from_secs(s.duplicate_window_secs),
+            max_messages: s.max_queued_messages,
+            ..Default::default()
+        };
+        match kept_per_subject {
+            // Work to be done: each message until one consumer acknowledges it; when full,
+            // publishers are told so rather than old work being dropped.
+            None => stream::Config {
+                retention: RetentionPolicy::WorkQueue,
+                discard: DiscardPolicy::New,
+                ..base
+            },
+            // Results, events and held requests: kept for a while for whoever looks them up.
+            Some(per_subject) => stream::Config {
+                retention: RetentionPolicy::Limits,
+                max_age: Duration::from_secs(s.results_max_age_secs),
+                max_messages_per_subject: per_subject,
+                discard: DiscardPolicy::Old,
+                ..base
+            },
+        }
+    }
+
+    /// The durable pull consumer `durable` on a stream, created if missing. Every process of
+    /// one role shares it, so each message goes to exactly one of them at a time.
+    pub async fn durable_consumer(
+        &self,
+        kind: StreamKind,
+        durable: &str,
+        filter_subject: Option<String>,
+    ) -> Result<PullConsumer, BusError> {
+        let fail = |message: String| BusError::Setup {
+            what: format!("consumer {durable} on {}", self.stream_name(kind)),
+            message,
+        };
+        let stream = self.stream(kind).await.map_err(fail)?;
+        let config = pull::Config {
+            durable_name: Some(durable.to_string()),
+            filter_subject: filter_subject.unwrap_or_default(),
+            ack_policy: AckPolicy::Explicit,
+            deliver_policy: DeliverPolicy::All,
+            ack_wait: Duration::from_secs(self.settings.ack_wait_secs),
+            max_deliver: self.settings.max_deliver,
+            ..Default::default()
+        };
+        stream
+            .get_or_create_consumer(durable, config)
+            .await
+            .map_err(|e| fail(e.to_string()))
+    }
+
+    async fn stream(
+        &self,
+        kind: StreamKind,
+    ) -> Result<async_nats::jetstream::stream::Stream, String> {
+        self.js
+            .get_stream(self.stream_name(kind))
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// The last message stored for `subject` in a kept stream (results), if any.
+    pub async fn last_message(
+        &self,
+        kind: StreamKind,
+        subject: &Subject,
+    ) -> Result<Option<Vec<u8>>, BusError> {
+        Ok(self
+            .last_stored(kind, subject)
+            .await?
+            .map(|(_, payload)| payload))
+    }
+
+    /// The stream sequence and payload of the last message stored for `subject`, if any.
+    pub async fn last_stored(
+        &self,
+        kind: StreamKind,
+        subject: &Subject,
+    ) -> Result<Option<(u64, Vec<u8>)>, BusError> {
+        let fail = |message: String| BusError::Consume {
+            consumer: format!("{} (direct read)", self.stream_name(kind)),
+            message,
+        };
+        let stream = self.stream(kind).await.map_err(fail)?;
+        match stream
+            .get_last_raw_message_by_subject(&subject.to_subject())
+            .await
+        {
+            Ok(message) => Ok(Some((message.sequence, message.payload.to_vec()))),
+            Err(e)
+                if e.kind()
+                    == async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(fail(e.to_string())),
+        }
+    }
+}

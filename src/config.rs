@@ -1,0 +1,355 @@
+//! Settings: `config/default.toml` (compiled in) overlaid by `--config FILE` and then by
+//! `CORDON__SECTION__KEY` environment variables. Every actor reads its part from `Settings`.
+
+use std::path::{Path, PathBuf};
+
+use config::{Config, Environment, File, FileFormat};
+use serde::Deserialize;
+
+use crate::protocol::assessor::TrustLevel;
+use crate::protocol::subjects::is_valid_token;
+
+/// The defaults, with a comment on every key.
+pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+/// Prefix of environment overrides (`CORDON__NATS__URL`).
+pub const ENV_PREFIX: &str = "CORDON";
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Settings {
+    pub node: NodeSettings,
+    pub nats: NatsSettings,
+    pub limits: TrustLimits,
+    pub caps: Caps,
+    pub assessment: AssessmentSettings,
+    /// The Assessor's weights, thresholds and known-threat signatures.
+    pub security: crate::assessor::Policy,
+    pub scheduler: SchedulerSettings,
+    pub sandbox: SandboxSettings,
+    pub monitor: MonitorSettings,
+    pub metrics: MetricsSettings,
+    pub pool: PoolSettings,
+    pub audit: AuditSettings,
+    pub log: LogSettings,
+    pub overrides: OverrideSettings,
+    pub analysers: AnalyserSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct NodeSettings {
+    pub host_id: String,
+    pub data_dir: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct NatsSettings {
+    pub url: String,
+    pub server_bin: String,
+    pub max_payload_bytes: u64,
+    pub submit_stream: String,
+    pub assessed_stream: String,
+    pub scheduled_stream: String,
+    pub audit_stream: String,
+    pub results_stream: String,
+    pub events_stream: String,
+    pub held_stream: String,
+    pub override_stream: String,
+    pub ack_wait_secs: u64,
+    pub max_deliver: i64,
+    pub duplicate_window_secs: u64,
+    pub results_max_age_secs: u64,
+    pub max_queued_messages: i64,
+}
+
+/// Base limits of one trust level.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LevelLimits {
+    pub cpus: f64,
+    pub memory_bytes: u64,
+    pub pids: u64,
+    pub timeout_ms: u64,
+    pub cpu_time_ms: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct TrustLimits {
+    pub untrusted: LevelLimits,
+    pub unknown: LevelLimits,
+    pub trusted: LevelLimits,
+}
+
+impl TrustLimits {
+    pub fn for_trust(&self, trust: TrustLevel) -> &LevelLimits {
+        match trust {
+            TrustLevel::Untrusted => &self.untrusted,
+            TrustLevel::Unknown => &self.unknown,
+            TrustLevel::Trusted => &self.trusted,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Caps {
+    pub max_code_bytes: u64,
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+    pub tmpfs_bytes: u64,
+    pub nofile: u64,
+    pub fsize_bytes: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AssessmentSettings {
+    pub medium_factor: f64,
+    pub high_factor: f64,
+    pub memory_per_code_byte: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SchedulerSettings {
+    pub reserve_cpus: f64,
+    pub reserve_memory_bytes: u64,
+    pub max_jobs: u32,
+    pub min_cpus: f64,
+    pub min_memory_bytes: u64,
+    pub hold_retry_ms: u64,
+    pub host_stale_ms: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SandboxSettings {
+    pub image: String,
+    pub runtime: String,
+    pub user: String,
+    pub workdir: String,
+    pub debian_suite: String,
+    pub debian_mirror: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct MonitorSettings {
+    pub sample_ms: u64,
+    pub cgroup_sample_ms: u64,
+}
+
+/// Warm sandboxes kept ready per trust level (see `supervisor::pool`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct PoolSettings {
+    pub untrusted: u32,
+    pub unknown: u32,
+    pub trusted: u32,
+}
+
+impl PoolSettings {
+    /// How many warm sandboxes to keep for jobs of `trust`.
+    pub fn size_for(&self, trust: TrustLevel) -> u32 {
+        match trust {
+            TrustLevel::Untrusted => self.untrusted,
+            TrustLevel::Unknown => self.unknown,
+            TrustLevel::Trusted => self.trusted,
+        }
+    }
+
+    /// No warm sandboxes at all (one-shot pipelines such as `cordon exec`).
+    pub fn disabled() -> PoolSettings {
+        PoolSettings {
+            untrusted: 0,
+            unknown: 0,
+            trusted: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetricsSettings {
+    pub listen: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AuditSettings {
+    pub origin: String,
+    pub checkpoint_interval_ms: u64,
+    pub segment_bytes: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LogSettings {
+    pub format: String,
+    pub filter: String,
+}
+
+/// Who may override a BLOCKED request, and for how long a grant may be valid.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OverrideSettings {
+    /// Base64 Ed25519 public keys (`cordon keygen` prints one) whose grants are accepted.
+    pub operator_keys: Vec<String>,
+    /// Longest validity of one grant, seconds.
+    pub max_grant_ttl_secs: u64,
+    /// Clock difference tolerated on a grant's issue time, seconds.
+    pub clock_skew_secs: u64,
+}
+
+/// Optional external analysers (see `assessor::external`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct AnalyserSettings {
+    pub bandit: bool,
+    pub bandit_bin: String,
+    pub semgrep: bool,
+    pub semgrep_bin: String,
+    /// Local rules directory for Semgrep (it is never sent to the registry).
+    pub semgrep_rules: String,
+    /// Time budget shared by the external analysers of one program, milliseconds.
+    pub budget_ms: u64,
+}
+
+impl Default for AnalyserSettings {
+    fn default() -> Self {
+        AnalyserSettings {
+            bandit: false,
+            bandit_bin: "bandit".into(),
+            semgrep: false,
+            semgrep_bin: "semgrep".into(),
+            semgrep_rules: String::new(),
+            budget_ms: 5000,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read settings: {0}")]
+    Load(#[from] config::ConfigError),
+    #[error("setting {key} is invalid: {why}")]
+    Invalid { key: &'static str, why: String },
+}
+
+impl Settings {
+    /// Loads the defaults, then `file` if given, then the environment.
+    pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
+        let mut builder =
+            Config::builder().add_source(File::from_str(DEFAULT_TOML, FileFormat::Toml));
+        if let Some(path) = file {
+            builder = builder.add_source(File::from(path).format(FileFormat::Toml).required(true));
+        }
+        let env = Environment::with_prefix(ENV_PREFIX)
+            .prefix_separator("__")
+            .separator("__")
+            .try_parsing(true)
+            .list_separator(",")
+            .with_list_parse_key("overrides.operator_keys");
+        let mut settings: Settings = builder.add_source(env).build()?.try_deserialize()?;
+        settings.fill_derived()?;
+        Ok(settings)
+    }
+
+    /// Fills the values whose default depends on the machine, and checks them.
+    fn fill_derived(&mut self) -> Result<(), ConfigError> {
+        if self.node.host_id.is_empty() {
+            self.node.host_id = sanitized_hostname();
+        }
+        if !is_valid_token(&self.node.host_id) {
+            return Err(ConfigError::Invalid {
+                key: "node.host_id",
+                why: format!(
+                    "{:?} must be letters, digits, '-' or '_'",
+                    self.node.host_id
+                ),
+            });
+        }
+        if self.audit.origin.is_empty() {
+            self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
+        }
+        if self.audit.origin.contains('+') || self.audit.origin.contains(char::is_whitespace) {
+            return Err(ConfigError::Invalid {
+                key: "audit.origin",
+                why: format!("{:?} must not hold '+' or white space", self.audit.origin),
+            });
+        }
+        if let Some(bad) = self.security.invalid_signature() {
+            return Err(ConfigError::Invalid {
+                key: "security.signatures",
+                why: format!("{bad:?} is not a usable signature"),
+            });
+        }
+        if self.node.data_dir.is_empty() {
+            self.node.data_dir = default_data_dir().to_string_lossy().into_owned();
+        }
+        Ok(())
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        PathBuf::from(&self.node.data_dir)
+    }
+}
+
+fn sanitized_hostname() -> String {
+    let raw = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .unwrap_or_else(|_| "localhost".into());
+    let cleaned: String = raw
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if cleaned.is_empty() {
+        "localhost".into()
+    } else {
+        cleaned
+    }
+}
+
+fn default_data_dir() -> PathBuf {
+    if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(xdg).join("cordon");
+    }
+    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        Some(home) => PathBuf::from(home).join(".local/share/cordon"),
+        None => PathBuf::from("/var/lib/cordon"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compiled_in_defaults_load() {
+        let settings = Settings::load(None).expect("defaults load");
+        assert_eq!(settings.limits.trusted.cpus, 2.0);
+        assert_eq!(settings.limits.trusted.memory_bytes, 1 << 30);
+        assert_eq!(settings.limits.trusted.timeout_ms, 120_000);
+        assert!(settings.limits.untrusted.cpus < settings.limits.trusted.cpus);
+        assert!(is_valid_token(&settings.node.host_id));
+        assert!(!settings.node.data_dir.is_empty());
+    }
+
+    #[test]
+    fn a_file_overrides_only_the_keys_it_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(
+            &path,
+            "[limits.untrusted]\npids = 7\n[node]\nhost_id = \"h1\"\n",
+        )
+        .unwrap();
+        let settings = Settings::load(Some(&path)).unwrap();
+        assert_eq!(settings.limits.untrusted.pids, 7);
+        assert_eq!(settings.limits.untrusted.timeout_ms, 10_000);
+        assert_eq!(settings.node.host_id, "h1");
+    }
+
+    #[test]
+    fn a_host_id_with_subject_syntax_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[node]\nhost_id = \"a.b\"\n").unwrap();
+        let err = Settings::load(Some(&path)).unwrap_err();
+        assert!(err.to_string().contains("node.host_id"), "{err}");
+    }
+}

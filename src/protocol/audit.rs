@@ -1,0 +1,151 @@
+//! Messages for the AuditChain (`cordon.v1.audit.append`): every actor sends an
+//! `AuditEvent` for each thing that happened to a request. The `Finished` record carries the
+//! final result, which the AuditChain publishes once it is durably appended. Also what the
+//! AuditChain publishes itself: signed checkpoints (`cordon.v1.audit.checkpoint`, for
+//! witnesses) and alerts (`cordon.v1.events.alert`, for operators).
+
+use serde::{Deserialize, Serialize};
+
+use super::assessor::{AnalyserRun, Assessment, Origin, TrustLevel};
+use super::exec::{ErrorInfo, ExecResult, Violation};
+use super::scheduler::Limits;
+
+/// One event about one request, to be appended to the log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    /// Unique per event and stable across redelivery (`<request_id>.<what>`), so a
+    /// re-published event is appended once.
+    pub event_id: String,
+    /// The actor that saw it: `assessor`, `scheduler`, `supervisor`, `monitor`, `audit`.
+    pub actor: String,
+    pub host: String,
+    pub at_ms: u64,
+    pub record: AuditRecord,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AuditRecord {
+    Received {
+        code_sha256: String,
+        code_bytes: u64,
+        trust: TrustLevel,
+        origin: Origin,
+        client: Option<String>,
+    },
+    Rejected {
+        error: ErrorInfo,
+        payload_sha256: String,
+        payload_bytes: u64,
+    },
+    Assessed {
+        assessment: Assessment,
+        /// How each analyser took part; only when external analysers are configured.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        analysers: Vec<AnalyserRun>,
+    },
+    Scheduled {
+        limits: Limits,
+        host: String,
+        trust: TrustLevel,
+    },
+    ContainerCreated {
+        container_id: String,
+        image: String,
+        runtime: String,
+    },
+    ContainerStarted {
+        container_id: String,
+    },
+    ContainerExited {
+        container_id: String,
+        exit_code: Option<i64>,
+        oom_killed: bool,
+    },
+    ContainerRemoved {
+        container_id: String,
+    },
+    Violation {
+        container_id: String,
+        violation: Violation,
+    },
+    Finished {
+        result: Box<ExecResult>,
+    },
+    /// An override grant arrived for a held request; kept whether accepted or not.
+    OverrideGrant {
+        #[serde(default)]
+        grant_id: String,
+        #[serde(default)]
+        operator: String,
+        #[serde(default)]
+        reason: String,
+        /// Base64 public key the grant names.
+        #[serde(default)]
+        public_key: String,
+        #[serde(default)]
+        accepted: bool,
+        /// `accepted` or why not (see `GrantDecision::decision`).
+        #[serde(default)]
+        decision: String,
+        #[serde(default)]
+        message: String,
+    },
+}
+
+impl AuditRecord {
+    /// A short name for the record, used in event ids and for people.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AuditRecord::Received { .. } => "received",
+            AuditRecord::Rejected { .. } => "rejected",
+            AuditRecord::Assessed { .. } => "assessed",
+            AuditRecord::Scheduled { .. } => "scheduled",
+            AuditRecord::ContainerCreated { .. } => "container_created",
+            AuditRecord::ContainerStarted { .. } => "container_started",
+            AuditRecord::ContainerExited { .. } => "container_exited",
+            AuditRecord::ContainerRemoved { .. } => "container_removed",
+            AuditRecord::Violation { .. } => "violation",
+            AuditRecord::Finished { .. } => "finished",
+            AuditRecord::OverrideGrant { .. } => "override_grant",
+        }
+    }
+}
+
+/// A checkpoint the AuditChain just signed and stored (`cordon.v1.audit.checkpoint`).
+/// Witnesses keep `note`; `cordon audit verify --checkpoint FILE` checks the log against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointPublished {
+    pub origin: String,
+    pub size: u64,
+    /// Hex of the Merkle root (the note carries it in base64).
+    pub root: String,
+    /// The C2SP signed note, exactly as stored.
+    pub note: String,
+}
+
+/// Something a person should look at now (`cordon.v1.events.alert`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alert {
+    pub kind: AlertKind,
+    pub host: String,
+    /// The request concerned, when there is one.
+    #[serde(default)]
+    pub request_id: Option<String>,
+    pub detail: String,
+}
+
+/// What an alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// A sandbox broke a limit and was killed.
+    Violation,
+    /// An operator overrode a decision.
+    Override,
+    /// The audit log contradicts itself or a signed checkpoint.
+    Tampering,
+    /// The audit log was recovered after a crash (a torn last write was cut off).
+    Recovery,
+}

@@ -1,0 +1,204 @@
+//! Client-facing messages: the `ExecRequest` a client submits and the `ExecResult` it gets.
+//! `ExecResult` is also what `cordon exec --json` prints, field for field.
+//! Published on `cordon.v1.exec.submit` and `cordon.v1.exec.result.<request_id>`.
+
+use serde::{Deserialize, Serialize};
+
+use super::assessor::Assessment;
+use super::scheduler::Limits;
+
+/// A request to run Python. Fields are loosely typed on purpose: the Assessor validates
+/// them and answers bad ones with a `rejected` result that says what was wrong.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecRequest {
+    /// The Python source. UTF-8; sent as a MessagePack str or bin.
+    pub code: serde_bytes::ByteBuf,
+    /// `untrusted` (default), `unknown` or `trusted`.
+    #[serde(default)]
+    pub trust: Option<String>,
+    /// `external` (default) or `self` (written by the assistant itself).
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// Ask for a shorter deadline than the trust level allows, in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// A client or session key, kept in the audit log.
+    #[serde(default)]
+    pub client: Option<String>,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The program ran to its own end; `exit_code` is its own.
+    Completed,
+    /// The sandbox was killed for breaking a limit; see `violation`.
+    Violation,
+    /// The assessment was BLOCKED; the code never ran.
+    Blocked,
+    /// The request itself was bad; see `error`.
+    Rejected,
+    /// cordon could not run it (Docker, image, internal error); see `error`.
+    Failed,
+}
+
+/// Which limit a sandbox broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ViolationKind {
+    Timeout,
+    Memory,
+    Pids,
+    Output,
+    Disk,
+    Cpu,
+    Network,
+}
+
+impl ViolationKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ViolationKind::Timeout => "timeout",
+            ViolationKind::Memory => "memory",
+            ViolationKind::Pids => "pids",
+            ViolationKind::Output => "output",
+            ViolationKind::Disk => "disk",
+            ViolationKind::Cpu => "cpu",
+            ViolationKind::Network => "network",
+        }
+    }
+}
+
+/// A broken limit and what was seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub detail: String,
+}
+
+/// What the sandbox used.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub wall_ms: u64,
+    pub cpu_ms: u64,
+    pub peak_memory_bytes: u64,
+    pub peak_pids: u64,
+}
+
+/// Where the request's final entry stands in the audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditRef {
+    pub index: u64,
+}
+
+/// A machine-readable error code and a sentence for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    pub code: String,
+    pub message: String,
+}
+
+impl ErrorInfo {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorInfo {
+            code: code.as_str().to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The error codes a result can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidMsgpack,
+    UnsupportedSchema,
+    InvalidRequest,
+    InvalidRequestId,
+    EmptyCode,
+    CodeTooLarge,
+    CodeNotUtf8,
+    UnknownTrustLevel,
+    UnknownOrigin,
+    ImageMissing,
+    Docker,
+    Undeliverable,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorCode::InvalidMsgpack => "invalid_msgpack",
+            ErrorCode::UnsupportedSchema => "unsupported_schema",
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::InvalidRequestId => "invalid_request_id",
+            ErrorCode::EmptyCode => "empty_code",
+            ErrorCode::CodeTooLarge => "code_too_large",
+            ErrorCode::CodeNotUtf8 => "code_not_utf8",
+            ErrorCode::UnknownTrustLevel => "unknown_trust_level",
+            ErrorCode::UnknownOrigin => "unknown_origin",
+            ErrorCode::ImageMissing => "image_missing",
+            ErrorCode::Docker => "docker",
+            ErrorCode::Undeliverable => "undeliverable",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+/// The one document that says how a request ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecResult {
+    pub request_id: String,
+    pub status: Status,
+    pub exit_code: Option<i64>,
+    pub stdout: String,
+    pub stderr: String,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    pub violation: Option<Violation>,
+    pub assessment: Option<Assessment>,
+    pub limits: Option<Limits>,
+    pub usage: Option<Usage>,
+    pub audit: Option<AuditRef>,
+    pub error: Option<ErrorInfo>,
+}
+
+impl ExecResult {
+    /// A result with nothing run: the shape of `rejected`, `blocked` and early `failed`.
+    pub fn without_run(request_id: impl Into<String>, status: Status) -> Self {
+        ExecResult {
+            request_id: request_id.into(),
+            status,
+            exit_code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            violation: None,
+            assessment: None,
+            limits: None,
+            usage: None,
+            audit: None,
+            error: None,
+        }
+    }
+
+    /// A `rejected` result for bad input.
+    pub fn rejected(request_id: impl Into<String>, error: ErrorInfo) -> Self {
+        ExecResult {
+            error: Some(error),
+            ..Self::without_run(request_id, Status::Rejected)
+        }
+    }
+}
+
+/// A message the server gave up on after its maximum deliveries; its request ends `failed`.
+/// Published on `cordon.v1.events.dead_letter`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadLetterEvent {
+    pub stream: String,
+    pub consumer: String,
+    pub stream_sequence: u64,
+    pub deliveries: u64,
+}

@@ -1,0 +1,261 @@
+//! Every NATS subject cordon uses, built AND parsed here, so the two cannot drift.
+//! Subjects read noun-then-verb with whole words (`cordon.v1.exec.result.<request_id>`),
+//! so wildcards work. `API` is the only place the version prefix is spelled.
+
+use std::fmt;
+
+/// The versioned prefix of every subject. A breaking wire change gets `cordon.v2`.
+pub const API: &str = "cordon.v1";
+
+/// One subject, as cordon understands it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// Clients publish `ExecRequest`s here (JetStream work queue, deduplicated by request id).
+    ExecSubmit,
+    /// Assessor -> Scheduler: an `Assessed` job.
+    ExecAssessed,
+    /// Scheduler -> ContainerSupervisor of one host: a `Scheduled` job.
+    ExecScheduled { host: String },
+    /// AuditChain -> clients: the final `ExecResult` of one request.
+    ExecResult { request_id: String },
+    /// ContainerSupervisor -> Scheduler: what a host runs and has free (`HostLoad`).
+    HostLoad { host: String },
+    /// ContainerSupervisor -> ResourceMonitor: a sandbox started (`ContainerStarted`).
+    ContainerStarted { host: String },
+    /// ContainerSupervisor -> ResourceMonitor: a sandbox ended (`ContainerExited`).
+    ContainerExited { host: String },
+    /// ResourceMonitor -> ContainerSupervisor: kill a sandbox (`KillOrder`).
+    ContainerKill { host: String },
+    /// ResourceMonitor -> ContainerSupervisor and anyone watching: a `UsageSample`.
+    ContainerUsage { request_id: String },
+    /// Every actor -> AuditChain: an `AuditEvent` to append (JetStream work queue).
+    AuditAppend,
+    /// AuditChain -> witnesses: a signed checkpoint (`CheckpointPublished`).
+    AuditCheckpoint,
+    /// A sandbox was killed for breaking a limit (`ViolationEvent`).
+    EventsViolation,
+    /// A request was held because its assessment is BLOCKED (`BlockedEvent`).
+    EventsBlocked,
+    /// A message was given up on after its maximum deliveries (`DeadLetterEvent`).
+    EventsDeadLetter,
+    /// Violations, overrides, tampering and recovery alarms for operators (`Alert`).
+    EventsAlert,
+    /// Assessor's store of one held BLOCKED request (`HeldRequest`, last one kept).
+    ExecHeld { request_id: String },
+    /// Operators -> Assessor: a signed `OverrideGrant` (JetStream work queue).
+    ExecOverride,
+    /// Assessor -> operators and anyone watching: a `GrantDecision`.
+    EventsOverride,
+}
+
+impl Subject {
+    /// The subject string to publish or subscribe to.
+    pub fn to_subject(&self) -> String {
+        match self {
+            Subject::ExecSubmit => format!("{API}.exec.submit"),
+            Subject::ExecAssessed => format!("{API}.exec.assessed"),
+            Subject::ExecScheduled { host } => format!("{API}.exec.scheduled.{host}"),
+            Subject::ExecResult { request_id } => format!("{API}.exec.result.{request_id}"),
+            Subject::HostLoad { host } => format!("{API}.host.load.{host}"),
+            Subject::ContainerStarted { host } => format!("{API}.container.started.{host}"),
+            Subject::ContainerExited { host } => format!("{API}.container.exited.{host}"),
+            Subject::ContainerKill { host } => format!("{API}.container.kill.{host}"),
+            Subject::ContainerUsage { request_id } => {
+                format!("{API}.container.usage.{request_id}")
+            }
+            Subject::AuditAppend => format!("{API}.audit.append"),
+            Subject::AuditCheckpoint => format!("{API}.audit.checkpoint"),
+            Subject::EventsViolation => format!("{API}.events.violation"),
+            Subject::EventsBlocked => format!("{API}.events.blocked"),
+            Subject::EventsDeadLetter => format!("{API}.events.dead_letter"),
+            Subject::EventsAlert => format!("{API}.events.alert"),
+            Subject::ExecHeld { request_id } => format!("{API}.exec.held.{request_id}"),
+            Subject::ExecOverride => format!("{API}.exec.override"),
+            Subject::EventsOverride => format!("{API}.events.override"),
+        }
+    }
+
+    /// Parses a subject string back into a `Subject`.
+    pub fn parse(subject: &str) -> Result<Subject, SubjectError> {
+        let rest = subject
+            .strip_prefix(API)
+            .and_then(|r| r.strip_prefix('.'))
+            .ok_or_else(|| SubjectError::NotCordon(subject.to_string()))?;
+        let parts: Vec<&str> = rest.split('.').collect();
+        let owned = |s: &str| s.to_string();
+        let parsed = match parts.as_slice() {
+            ["exec", "submit"] => Subject::ExecSubmit,
+            ["exec", "assessed"] => Subject::ExecAssessed,
+            ["exec", "scheduled", host] => Subject::ExecScheduled { host: owned(host) },
+            ["exec", "result", id] => Subject::ExecResult {
+                request_id: owned(id),
+            },
+            ["host", "load", host] => Subject::HostLoad { host: owned(host) },
+            ["container", "started", host] => Subject::ContainerStarted { host: owned(host) },
+            ["container", "exited", host] => Subject::ContainerExited { host: owned(host) },
+            ["container", "kill", host] => Subject::ContainerKill { host: owned(host) },
+            ["container", "usage", id] => Subject::ContainerUsage {
+                request_id: owned(id),
+            },
+            ["audit", "append"] => Subject::AuditAppend,
+            ["audit", "checkpoint"] => Subject::AuditCheckpoint,
+            ["events", "violation"] => Subject::EventsViolation,
+            ["events", "blocked"] => Subject::EventsBlocked,
+            ["events", "dead_letter"] => Subject::EventsDeadLetter,
+            ["events", "alert"] => Subject::EventsAlert,
+            ["exec", "held", id] => Subject::ExecHeld {
+                request_id: owned(id),
+            },
+            ["exec", "override"] => Subject::ExecOverride,
+            ["events", "override"] => Subject::EventsOverride,
+            _ => return Err(SubjectError::Unknown(subject.to_string())),
+        };
+        Ok(parsed)
+    }
+}
+
+impl Subject {
+    /// One subject of every kind, with example tokens: what docs and contract tests
+    /// enumerate. A new kind of subject must be added here.
+    pub fn examples() -> Vec<Subject> {
+        let host = "worker-1".to_string();
+        let request_id = "01J9ZQ3V7Y8K2M4N6P8R0T2V4X".to_string();
+        vec![
+            Subject::ExecSubmit,
+            Subject::ExecAssessed,
+            Subject::ExecScheduled { host: host.clone() },
+            Subject::ExecResult {
+                request_id: request_id.clone(),
+            },
+            Subject::ExecHeld {
+                request_id: request_id.clone(),
+            },
+            Subject::ExecOverride,
+            Subject::HostLoad { host: host.clone() },
+            Subject::ContainerStarted { host: host.clone() },
+            Subject::ContainerExited { host: host.clone() },
+            Subject::ContainerKill { host },
+            Subject::ContainerUsage { request_id },
+            Subject::AuditAppend,
+            Subject::AuditCheckpoint,
+            Subject::EventsViolation,
+            Subject::EventsBlocked,
+            Subject::EventsDeadLetter,
+            Subject::EventsAlert,
+            Subject::EventsOverride,
+        ]
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_subject())
+    }
+}
+
+/// Wildcard subjects for streams and subscriptions that cover many requests or hosts.
+pub mod wildcard {
+    use super::API;
+
+    /// Every scheduled job, whatever its host (the scheduled stream's subjects).
+    pub fn exec_scheduled_all() -> String {
+        format!("{API}.exec.scheduled.>")
+    }
+    /// Every final result (the results stream's subjects).
+    pub fn exec_result_all() -> String {
+        format!("{API}.exec.result.>")
+    }
+    /// Every host's load report.
+    pub fn host_load_all() -> String {
+        format!("{API}.host.load.>")
+    }
+    /// Every event (violations, blocked requests, override decisions).
+    pub fn events_all() -> String {
+        format!("{API}.events.>")
+    }
+    /// Every held request (the held stream's subjects).
+    pub fn exec_held_all() -> String {
+        format!("{API}.exec.held.>")
+    }
+}
+
+/// Whether `token` may stand as one subject token (a host name or a request id).
+/// NATS gives `.`, `*`, `>` and white space special meaning; we also keep tokens short.
+pub fn is_valid_token(token: &str) -> bool {
+    !token.is_empty()
+        && token.len() <= 128
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SubjectError {
+    #[error("subject {0:?} is not under {API}")]
+    NotCordon(String),
+    #[error("subject {0:?} is not a cordon subject")]
+    Unknown(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_subject_round_trips_through_its_parser() {
+        for subject in Subject::examples() {
+            let text = subject.to_subject();
+            assert!(text.starts_with("cordon.v1."), "{text}");
+            assert_eq!(Subject::parse(&text), Ok(subject));
+        }
+    }
+
+    #[test]
+    fn foreign_and_malformed_subjects_are_refused() {
+        assert!(matches!(
+            Subject::parse("other.v1.exec.submit"),
+            Err(SubjectError::NotCordon(_))
+        ));
+        assert!(matches!(
+            Subject::parse("cordon.v2.exec.submit"),
+            Err(SubjectError::NotCordon(_))
+        ));
+        assert!(matches!(
+            Subject::parse("cordon.v1.exec.result"),
+            Err(SubjectError::Unknown(_))
+        ));
+        assert!(matches!(
+            Subject::parse("cordon.v1.exec.result.a.b"),
+            Err(SubjectError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn wildcards_cover_the_subjects_they_name() {
+        let result = Subject::ExecResult {
+            request_id: "abc".into(),
+        }
+        .to_subject();
+        assert!(result.starts_with(wildcard::exec_result_all().trim_end_matches('>')));
+        let alert = Subject::EventsAlert.to_subject();
+        assert!(alert.starts_with(wildcard::events_all().trim_end_matches('>')));
+        let scheduled = Subject::ExecScheduled { host: "h".into() }.to_subject();
+        assert!(scheduled.starts_with(wildcard::exec_scheduled_all().trim_end_matches('>')));
+        let held = Subject::ExecHeld {
+            request_id: "r".into(),
+        }
+        .to_subject();
+        assert!(held.starts_with(wildcard::exec_held_all().trim_end_matches('>')));
+        let decided = Subject::EventsOverride.to_subject();
+        assert!(decided.starts_with(wildcard::events_all().trim_end_matches('>')));
+    }
+
+    #[test]
+    fn tokens_with_subject_syntax_are_invalid() {
+        assert!(is_valid_token("01J9ZQ3V7Y8K2M4N6P8R0T2V4X"));
+        assert!(is_valid_token("host_a-1"));
+        for bad in ["", "a.b", "a*", ">", "a b", "é", &"x".repeat(129)] {
+            assert!(!is_valid_token(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Messages the ContainerSupervisor produces: its host's `HostLoad`
+//! (`cordon.v1.host.load.<host>`), `ContainerStarted` for the ResourceMonitor
+//! (`cordon.v1.container.started.<host>`, `cordon.v1.container.exited.<host>`) and `ViolationEvent` (`cordon.v1.events.violation`).
+
+use serde::{Deserialize, Serialize};
+
+use super::exec::Violation;
+use super::scheduler::Limits;
+
+/// One job a host is running, with what it holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunningJob {
+    pub request_id: String,
+    pub cpus: f64,
+    pub memory_bytes: u64,
+}
+
+/// What a host has and what it runs; sent on every change and every second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostLoad {
+    pub host: String,
+    pub cpus_total: f64,
+    pub memory_total_bytes: u64,
+    pub max_jobs: u32,
+    pub running: Vec<RunningJob>,
+}
+
+/// A sandbox began running; the ResourceMonitor starts following it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContainerStarted {
+    pub container_id: String,
+    pub limits: Limits,
+}
+
+/// A sandbox was killed for breaking a limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViolationEvent {
+    pub host: String,
+    pub container_id: String,
+    pub violation: Violation,
+}
+
+/// A sandbox ended; the ResourceMonitor sends its last sample at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContainerExited {
+    pub container_id: String,
+}
