@@ -1,0 +1,540 @@
+//! Applies the rules to one call: resolves what is being called, evaluates the arguments
+//! and, for known APIs (`catalog::Api`), records hits and capabilities and returns what the
+//! call yields. Commands, files and methods on tracked objects have their own files.
+//!
+//! Called by `scan::Scanner::eval` for every call expression.
+
+use super::catalog::{self, canonical_module, canonical_name, Api};
+use super::commands::{exec_program_argv, kill, process, run_command};
+use super::files::{chmod, file_access, join_paths, open_file, path_new, Access};
+use super::fold;
+use super::limits::MAX_FOLDED_ITEMS;
+use super::methods::method_call;
+use super::parser::{Call, ExprKind};
+use super::report::Confidence;
+use super::rules::{self, Rule};
+use super::scan::Scanner;
+use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};
+
+/// Evaluated arguments of one call.
+pub(super) struct Args<'a> {
+    pub(super) positional: Vec<Value>,
+    pub(super) keywords: Vec<(Option<&'a str>, Value)>,
+}
+
+impl Args<'_> {
+    /// Argument by position, or by keyword name.
+    pub(super) fn get(&self, index: usize, keyword: &str) -> Option<&Value> {
+        self.positional.get(index).or_else(|| self.keyword(keyword))
+    }
+
+    pub(super) fn keyword(&self, name: &str) -> Option<&Value> {
+        self.keywords
+            .iter()
+            .find(|(k, _)| *k == Some(name))
+            .map(|(_, v)| v)
+    }
+
+    pub(super) fn all(&self) -> impl Iterator<Item = &Value> {
+        self.positional
+            .iter()
+            .chain(self.keywords.iter().map(|(_, v)| v))
+    }
+
+    pub(super) fn data_taint(&self) -> Taint {
+        self.all()
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()))
+    }
+}
+
+pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
+    let func = call.func();
+    let mut receiver = None;
+    let callee = match func.kind() {
+        ExprKind::Attribute { value, attr } if s.bound_attribute(value, attr).is_some() => {
+            s.eval(func)
+        }
+        ExprKind::Attribute { value, attr } => {
+            let object = s.eval(value);
+            if object.qualified_name().is_some() {
+                s.attribute(&object, attr)
+            } else {
+                receiver = Some((object, attr));
+                Value::UNKNOWN
+            }
+        }
+        _ => s.eval(func),
+    };
+    let mut args = Args {
+        positional: call.args().iter().map(|e| s.eval(e)).collect(),
+        keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
+    };
+    check_argument_text(s, &args, at);
+    if let Some((object, attr)) = receiver {
+        return method_call(s, &object, attr, &args, at);
+    }
+    // `functools.partial(f, a)(b)` calls `f(a, b)`.
+    let callee = match &callee.kind {
+        Kind::Partial(partial) => {
+            let (function, bound) = &**partial;
+            args.positional.splice(0..0, bound.iter().cloned());
+            function.clone()
+        }
+        _ => callee,
+    };
+    let api = callee.qualified_name().and_then(catalog::api);
+    match api {
+        Some(api) => apply(s, api, &args, at),
+        None => plain_call(s, &callee, &args),
+    }
+}
+
+/// `functools.partial(f, args...)`: remembers `f` and the arguments; a partial of a
+/// partial is flattened, so applying one never recurses.
+fn partial(args: &Args<'_>) -> Value {
+    let Some((function, bound)) = args.positional.split_first() else {
+        return Value::UNKNOWN;
+    };
+    let (function, mut all) = match &function.kind {
+        Kind::Partial(inner) => (inner.0.clone(), inner.1.clone()),
+        _ => (function.clone(), Vec::new()),
+    };
+    all.extend(bound.iter().cloned());
+    if all.len() > MAX_FOLDED_ITEMS {
+        return Value::unknown(args.data_taint());
+    }
+    Value {
+        kind: Kind::Partial(std::rc::Rc::new((function, all))),
+        taint: Taint::NONE,
+    }
+}
+
+/// Indicator strings built at run time (`"docker" + ".sock"`) are checked where used.
+pub(super) fn check_argument_text(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
+    for value in args.all() {
+        let items = value.items().unwrap_or(std::slice::from_ref(value));
+        // Literals were checked where they are written; only folded text is new.
+        let built = items.iter().filter(|v| v.taint.has(Taint::BUILT));
+        for text in built.filter_map(Value::text) {
+            s.check_indicators(text, at);
+        }
+    }
+}
+
+pub(super) fn hit(s: &mut Scanner<'_>, rule: &'static Rule, at: u32, confidence: Confidence) {
+    s.hits.add(rule, at, confidence);
+}
+
+pub(super) fn text_value(s: &mut Scanner<'_>, text: &str, taint: Taint) -> Value {
+    s.folder.join([Piece::Known(text)], taint)
+}
+
+/// A call to something the catalog does not know: builtins that pass text through, or
+/// an unknown function whose result carries its inputs' data taint.
+pub(super) fn plain_call<'a>(s: &mut Scanner<'a>, callee: &Value, args: &Args<'a>) -> Value {
+    if let Kind::Function(index) = callee.kind {
+        return s.call_function(index, &args.positional, &args.keywords);
+    }
+    let first = args.positional.first();
+    match (callee.qualified_name(), first) {
+        (Some("builtins.bytes" | "builtins.bytearray"), Some(first)) if first.items().is_some() => {
+            bytes_of_ints(s, first)
+        }
+        (Some("builtins.str" | "builtins.bytes" | "builtins.bytearray"), Some(first)) => {
+            first.clone()
+        }
+        (Some("builtins.map"), Some(function)) => map_call(s, function, args.positional.get(1)),
+        (Some("builtins.ord"), Some(first)) => match first.exact_text().map(str::chars) {
+            Some(mut chars) => match (chars.next(), chars.next()) {
+                (Some(c), None) => Value::int(c as i64),
+                _ => Value::UNKNOWN,
+            },
+            None => Value::unknown(first.deep_taint().data()),
+        },
+        (Some("builtins.reversed"), Some(first)) => match first.text() {
+            Some(text) => {
+                let reversed: String = text.chars().rev().collect();
+                text_value(s, &reversed, first.taint)
+            }
+            None => Value::unknown(first.deep_taint().data()),
+        },
+        (Some("builtins.vars"), Some(first)) => match first.qualified_name() {
+            Some(name) => Value::name(&format!("{name}.__dict__")),
+            None => Value::UNKNOWN,
+        },
+        (Some("builtins.globals"), None) => Value::name("builtins.__dict__"),
+        _ => Value::unknown(args.data_taint().with(callee.taint.data())),
+    }
+}
+
+/// `bytes([105, 109, ...])`: a list of known byte values is text spelled as numbers,
+/// which is an encoding like any other.
+fn bytes_of_ints(s: &mut Scanner<'_>, list: &Value) -> Value {
+    let items = list.items().unwrap_or(&[]);
+    let bytes: Option<Vec<u8>> = items
+        .iter()
+        .map(|v| v.as_int().and_then(|i| u8::try_from(i).ok()))
+        .collect();
+    match bytes.map(String::from_utf8) {
+        Some(Ok(text)) => text_value(s, &text, Taint::DECODED),
+        _ => Value::unknown(list.deep_taint().data().with(Taint::DECODED)),
+    }
+}
+
+/// `map(f, items)`: folds `map(chr, codes)`; other functions pass their inputs' taint on.
+fn map_call(s: &mut Scanner<'_>, function: &Value, items: Option<&Value>) -> Value {
+    let items = items.cloned().unwrap_or(Value::UNKNOWN);
+    if function.qualified_name() != Some("builtins.chr") {
+        return Value::unknown(items.deep_taint().data());
+    }
+    let Some(list) = items.items() else {
+        return Value::unknown(items.deep_taint().data().with(Taint::DECODED));
+    };
+    let chars = list.iter().map(|code| chr(s, code)).collect();
+    s.folder.seq(chars)
+}
+
+/// `chr(i)`: a known code point is one character; either way the text is decoded from
+/// numbers, so code built from it counts as decoded.
+fn chr(s: &mut Scanner<'_>, code: &Value) -> Value {
+    let decoded = code.deep_taint().data().with(Taint::DECODED);
+    match code
+        .as_int()
+        .and_then(|i| u32::try_from(i).ok())
+        .and_then(char::from_u32)
+    {
+        Some(c) => text_value(s, c.encode_utf8(&mut [0; 4]), decoded),
+        None => Value::unknown(decoded),
+    }
+}
+
+pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> Value {
+    let taint = args.data_taint();
+    match api {
+        Api::CodeExec => code_exec(s, args, at),
+        Api::RunPath => {
+            let path = args.get(0, "path_name").cloned().unwrap_or(Value::UNKNOWN);
+            run_file(s, &path, at);
+            Value::UNKNOWN
+        }
+        Api::ImportByName { top_level } => import_by_name(s, args, top_level, at),
+        Api::GetAttr => get_attr(s, args, at),
+        Api::Shell => {
+            let command = args.get(0, "cmd").or(args.keyword("command")).cloned();
+            run_command(s, command.as_ref(), true, at);
+            Value::unknown(Taint::CHILD)
+        }
+        Api::Process => process(s, args, at),
+        Api::ExecProgram => {
+            let command = exec_program_argv(s, args);
+            run_command(s, Some(&command), false, at);
+            Value::unknown(Taint::CHILD)
+        }
+        Api::PtySpawn => {
+            s.caps.shell_wiring.push(at);
+            run_command(s, args.get(0, "argv"), false, at);
+            Value::UNKNOWN
+        }
+        Api::Dup2 => {
+            s.caps.shell_wiring.push(at);
+            Value::UNKNOWN
+        }
+        Api::Decode => decode(s, args, taint),
+        Api::Fetch => {
+            network(s, at);
+            Value::unknown(Taint::NETWORK)
+        }
+        Api::Download => {
+            network(s, at);
+            if let Some(path) = args.get(1, "filename").and_then(Value::text) {
+                s.caps.downloads.push(path.into());
+            }
+            Value::unknown(Taint::NETWORK)
+        }
+        Api::SocketNew => {
+            network(s, at);
+            Value::unknown(Taint::SOCKET)
+        }
+        Api::SocketConnect => {
+            network(s, at);
+            s.caps.socket_connect.get_or_insert(at);
+            Value::unknown(Taint::SOCKET.with(Taint::NETWORK))
+        }
+        Api::NetworkClient => {
+            network(s, at);
+            Value::unknown(Taint::NETWORK)
+        }
+        Api::Open => {
+            let path = args.get(0, "file").cloned().unwrap_or(Value::UNKNOWN);
+            let mode = args
+                .get(1, "mode")
+                .and_then(Value::text)
+                .map(str::to_string);
+            open_file(s, &path, mode.as_deref(), at)
+        }
+        Api::PathNew => path_new(s, args),
+        Api::PathHome => text_value(s, "~", Taint::PATH),
+        Api::PathJoin => join_paths(s, &args.positional, Taint::NONE),
+        Api::PathSame => args.positional.first().cloned().unwrap_or(Value::UNKNOWN),
+        Api::Remove => {
+            if let Some(path) = args.get(0, "path").cloned() {
+                file_access(s, &path, Access::Delete, at);
+            }
+            Value::UNKNOWN
+        }
+        Api::WriteTo { arg } => {
+            if let Some(path) = args.get(arg, "dst").cloned() {
+                file_access(s, &path, Access::Write, at);
+            }
+            Value::unknown(taint)
+        }
+        Api::Chmod => {
+            let path = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
+            let mode = args.get(1, "mode").and_then(Value::as_int);
+            chmod(s, &path, mode, at);
+            Value::UNKNOWN
+        }
+        Api::SetId => {
+            hit(s, rules::SET_ID, at, Confidence::High);
+            Value::UNKNOWN
+        }
+        Api::Namespace => {
+            hit(s, rules::CONTAINER_ESCAPE, at, Confidence::High);
+            Value::UNKNOWN
+        }
+        Api::Kill => {
+            kill(s, args.get(0, "pid"), args.get(1, "signal"), at);
+            Value::UNKNOWN
+        }
+        Api::GetPid => Value::unknown(Taint::OWN_PID),
+        Api::LoadLibrary => load_library(s, args.get(0, "name"), at),
+        Api::FindLibrary => match args.get(0, "name").and_then(Value::exact_text) {
+            Some("c") => text_value(s, "libc.so.6", Taint::NONE),
+            _ => Value::UNKNOWN,
+        },
+        Api::Prctl => {
+            hit(s, rules::CAPABILITIES, at, Confidence::High);
+            Value::UNKNOWN
+        }
+        Api::Deserialize => {
+            hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            if taint.has(Taint::NETWORK) {
+                // Unpickling network data runs whatever the server sends.
+                hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
+            }
+            // Deserialised data is as opaque as decoded data (`exec(marshal.loads(b))`).
+            Value::unknown(taint.with(Taint::DECODED))
+        }
+        Api::YamlLoad => {
+            let loader = args.get(1, "Loader").and_then(Value::qualified_name);
+            let safe =
+                loader.is_some_and(|l| l.ends_with("SafeLoader") || l.ends_with("BaseLoader"));
+            if !safe {
+                hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            }
+            Value::unknown(taint)
+        }
+        Api::WeakHash => {
+            let not_for_security =
+                args.keyword("usedforsecurity").and_then(Value::as_int) == Some(0);
+            if !not_for_security {
+                hit(s, rules::WEAK_HASH, at, Confidence::Low);
+            }
+            Value::UNKNOWN
+        }
+        Api::HashNew => {
+            let name = args
+                .get(0, "name")
+                .and_then(Value::exact_text)
+                .map(str::to_ascii_lowercase);
+            if matches!(name.as_deref(), Some("md5" | "sha1" | "md4")) {
+                hit(s, rules::WEAK_HASH, at, Confidence::Low);
+            }
+            Value::UNKNOWN
+        }
+        Api::Chr => {
+            let code = args.get(0, "i").cloned().unwrap_or(Value::UNKNOWN);
+            chr(s, &code)
+        }
+        Api::Getenv => Value::UNKNOWN,
+        Api::LoadSource { arg } => {
+            let path = args.get(arg, "path").cloned().unwrap_or(Value::UNKNOWN);
+            run_file(s, &path, at);
+            Value::UNKNOWN
+        }
+        Api::OsOpen => {
+            let path = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
+            let flags = args.get(1, "flags").and_then(Value::as_int).unwrap_or(0);
+            let writes = flags & (O_WRITE_FLAGS) != 0;
+            open_file(s, &path, writes.then_some("w"), at)
+        }
+        Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
+        Api::Walk => walk(s, args.get(0, "top")),
+        Api::Partial => partial(args),
+        Api::ProcessList => Value::unknown(Taint::FOREIGN_PROCESS),
+        Api::ProcessHandle => match args.get(0, "pid") {
+            Some(pid) if !pid.taint.has(Taint::OWN_PID) => Value::unknown(Taint::FOREIGN_PROCESS),
+            _ => Value::UNKNOWN,
+        },
+    }
+}
+
+/// `O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND`: flags that change the file.
+const O_WRITE_FLAGS: i64 = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000;
+
+/// `glob.glob("~/.ssh/*")` is a listing whose elements look like `~/.ssh/<?>`;
+/// `os.listdir(d)` yields bare names.
+fn listing(s: &mut Scanner<'_>, pattern: Option<&Value>, names_only: bool) -> Value {
+    if names_only {
+        return Value::UNKNOWN;
+    }
+    match pattern.and_then(Value::text) {
+        Some(text) => {
+            let element = text.replace(['*', '?'], &UNKNOWN_PART.to_string());
+            text_value(s, &element, Taint::LISTING)
+        }
+        None => Value::UNKNOWN,
+    }
+}
+
+/// `os.walk(top)` yields `(dirpath, dirnames, filenames)` with `dirpath` below `top`.
+fn walk(s: &mut Scanner<'_>, top: Option<&Value>) -> Value {
+    let Some(top) = top.and_then(Value::text) else {
+        return Value::UNKNOWN;
+    };
+    let below = format!("{}/{UNKNOWN_PART}", top.trim_end_matches('/'));
+    let dirpath = text_value(s, &below, Taint::NONE);
+    let triple = s.folder.seq(vec![dirpath, Value::UNKNOWN, Value::UNKNOWN]);
+    s.folder.seq(vec![triple])
+}
+
+pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
+    hit(s, rules::NETWORK, at, Confidence::High);
+    s.caps.note_network(at);
+}
+
+pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
+    let code = args.get(0, "source").cloned().unwrap_or(Value::UNKNOWN);
+    let taint = code.deep_taint();
+    if taint.has(Taint::DECODED) {
+        hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+    } else if taint.has(Taint::NETWORK) {
+        hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
+    } else if let Some(text) = code.exact_text() {
+        s.nested_sources.push((text.into(), at));
+    } else if code.qualified_name().is_none() {
+        hit(s, rules::DYNAMIC_CODE, at, Confidence::High);
+    }
+    // `compile` returns a code object that keeps where its source came from.
+    Value::unknown(taint.data())
+}
+
+/// `runpy.run_path(p)` and friends.
+pub(super) fn run_file(s: &mut Scanner<'_>, path: &Value, at: u32) {
+    match path.text() {
+        Some(text) if s.caps.is_downloaded(text) => {
+            hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High)
+        }
+        Some(_) if path.is_constant() => {}
+        _ => hit(s, rules::DYNAMIC_CODE, at, Confidence::Medium),
+    }
+}
+
+pub(super) fn import_by_name(
+    s: &mut Scanner<'_>,
+    args: &Args<'_>,
+    top_level: bool,
+    at: u32,
+) -> Value {
+    match args.get(0, "name").and_then(Value::exact_text) {
+        Some(name) if top_level => {
+            Value::name(canonical_module(name.split('.').next().unwrap_or(name)))
+        }
+        Some(name) => Value::name(&canonical_name(name)),
+        None => {
+            hit(s, rules::DYNAMIC_IMPORT, at, Confidence::High);
+            Value::UNKNOWN
+        }
+    }
+}
+
+/// Modules whose attributes, picked at run time, can reach anything dangerous.
+pub(super) const SENSITIVE_MODULES: &[&str] = &[
+    "os",
+    "subprocess",
+    "builtins",
+    "sys",
+    "importlib",
+    "ctypes",
+    "socket",
+    "shutil",
+    "pty",
+];
+
+pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
+    let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+    let name = args.positional.get(1);
+    match (name.and_then(Value::exact_text), object.qualified_name()) {
+        (Some(attr), Some(_)) => s.attribute(&object, attr),
+        (Some(attr), None) if object.taint.has(Taint::LIBC) => {
+            libc_call(s, attr, at);
+            Value::unknown(object.taint)
+        }
+        (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
+            hit(s, rules::DYNAMIC_IMPORT, at, Confidence::Medium);
+            Value::UNKNOWN
+        }
+        _ => Value::unknown(object.taint),
+    }
+}
+
+pub(super) fn decode(s: &mut Scanner<'_>, args: &Args<'_>, taint: Taint) -> Value {
+    let Some(input) = args.positional.first() else {
+        return Value::unknown(taint.with(Taint::DECODED));
+    };
+    let encoding = args
+        .get(1, "encoding")
+        .and_then(Value::exact_text)
+        .map(str::to_ascii_lowercase);
+    let decoded = match (input.exact_text(), encoding.as_deref()) {
+        (Some(text), Some("rot13" | "rot_13")) => Some(fold::rot13(text).into_bytes()),
+        (Some(_), Some("utf-8" | "utf8" | "ascii" | "latin-1")) => return input.clone(),
+        (Some(text), Some("hex")) => fold::hex_decode(text),
+        (Some(text), None) => fold::hex_decode(text).or_else(|| fold::base64_decode(text)),
+        _ => None,
+    };
+    match decoded.map(String::from_utf8) {
+        Some(Ok(text)) => text_value(s, &text, taint.with(Taint::DECODED)),
+        _ => Value::unknown(taint.with(Taint::DECODED)),
+    }
+}
+
+pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -> Value {
+    let libc = match name {
+        None => true,
+        Some(value) => {
+            matches!(value.kind, Kind::NoneValue)
+                || value
+                    .text()
+                    .is_some_and(|t| t.contains("libc.") || t == "libc")
+        }
+    };
+    if libc {
+        hit(s, rules::CTYPES_LIBC, at, Confidence::High);
+        return Value::unknown(Taint::LIBC.with(Taint::NATIVE_LIB));
+    }
+    Value::unknown(Taint::NATIVE_LIB)
+}
+
+pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, at: u32) {
+    let rule = match function {
+        "setuid" | "setgid" | "seteuid" | "setegid" | "setreuid" | "setregid" | "setresuid"
+        | "setresgid" | "setgroups" => rules::SET_ID,
+        "prctl" | "capset" => rules::CAPABILITIES,
+        "mount" | "umount" | "umount2" | "unshare" | "setns" | "init_module" | "finit_module"
+        | "pivot_root" | "chroot" => rules::CONTAINER_ESCAPE,
+        "kill" => rules::KILL_OTHERS,
+        _ => return,
+    };
+    hit(s, rule, at, Confidence::High);
+}

@@ -1,0 +1,337 @@
+//! What the assessor knows about the standard library and common packages: canonical
+//! module names, which dotted names are security-relevant APIs, and a few constants.
+//!
+//! `scan` canonicalises imports and resolves star imports through it; `calls` asks
+//! [`api`] what a resolved callee does. Growing coverage means adding lines here.
+
+/// What a known callable does, as far as the rules care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `exec`, `eval`, `compile`: the first argument is code.
+    CodeExec,
+    /// `runpy.run_path`: runs the file at the first argument.
+    RunPath,
+    /// `__import__` (returns the top package) or `importlib.import_module`.
+    ImportByName {
+        top_level: bool,
+    },
+    GetAttr,
+    /// The first argument is a shell command line.
+    Shell,
+    /// `subprocess.*`: an argv list, or a command line with `shell=True`.
+    Process,
+    /// `os.exec*`, `os.spawn*`, `os.posix_spawn`: program path, then argv.
+    ExecProgram,
+    PtySpawn,
+    Dup2,
+    /// Returns its input decoded or decompressed.
+    Decode,
+    /// Returns data fetched from the network.
+    Fetch,
+    /// `urlretrieve(url, filename)`: saves network data to a file.
+    Download,
+    SocketNew,
+    /// Opens a connected socket in one call.
+    SocketConnect,
+    /// Other network clients (HTTP, FTP, SMTP, ...).
+    NetworkClient,
+    Open,
+    PathNew,
+    PathHome,
+    PathJoin,
+    /// Returns its first argument's path, transformed (`expanduser`, `abspath`, ...).
+    PathSame,
+    /// Deletes the path in its first argument.
+    Remove,
+    /// Writes or creates the path in argument `arg`.
+    WriteTo {
+        arg: usize,
+    },
+    Chmod,
+    SetId,
+    /// Enters or creates namespaces, or changes the root (`os.setns`, `os.chroot`).
+    Namespace,
+    Kill,
+    GetPid,
+    LoadLibrary,
+    FindLibrary,
+    Prctl,
+    Deserialize,
+    YamlLoad,
+    WeakHash,
+    HashNew,
+    Chr,
+    /// Reads one environment variable.
+    Getenv,
+    /// Loads a module from the file path in argument `arg` (`spec_from_file_location`).
+    LoadSource {
+        arg: usize,
+    },
+    /// `os.open(path, flags)`: read or write depending on the flags.
+    OsOpen,
+    /// Paths matching a pattern or inside a directory (`glob.glob`, `os.listdir`);
+    /// `names_only` when the elements are bare names rather than paths.
+    Listing {
+        names_only: bool,
+    },
+    /// `os.walk(top)`: `(dirpath, dirnames, filenames)` triples below `top`.
+    Walk,
+    /// Every process on the machine (`psutil.process_iter`, `psutil.pids`).
+    ProcessList,
+    /// A handle on the process with the pid in the first argument (`psutil.Process`).
+    ProcessHandle,
+    /// `functools.partial`: a function with some arguments already bound.
+    Partial,
+}
+
+/// The name a module is known by here: platform aliases collapse onto their portable name.
+pub fn canonical_module(name: &str) -> &str {
+    match name {
+        "posix" | "nt" => "os",
+        "posixpath" | "ntpath" => "os.path",
+        "_pickle" | "cPickle" | "cloudpickle" | "dill" => "pickle",
+        "__builtin__" | "__builtins__" => "builtins",
+        "_socket" => "socket",
+        "_io" => "io",
+        "commands" => "subprocess",
+        other => other,
+    }
+}
+
+/// Rewrites a dotted name so that aliased modules share one spelling
+/// (`posix.system` -> `os.system`).
+pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let (head, rest) = match name.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (name, None),
+    };
+    let canonical = canonical_module(head);
+    match (canonical == head, rest) {
+        (true, _) => std::borrow::Cow::Borrowed(name),
+        (false, Some(rest)) => format!("{canonical}.{rest}").into(),
+        (false, None) => canonical.into(),
+    }
+}
+
+/// The API behind a canonical dotted name, if the rules know it.
+pub fn api(name: &str) -> Option<Api> {
+    use Api::*;
+    Some(match name {
+        "builtins.exec" | "builtins.eval" | "builtins.compile" => CodeExec,
+        "runpy.run_path" | "runpy.run_module" => RunPath,
+        "builtins.__import__" => ImportByName { top_level: true },
+        "importlib.import_module" | "importlib.__import__" => ImportByName { top_level: false },
+        "builtins.getattr" => GetAttr,
+        "os.system"
+        | "os.popen"
+        | "subprocess.getoutput"
+        | "subprocess.getstatusoutput"
+        | "asyncio.create_subprocess_shell"
+        | "pexpect.spawn"
+        | "pexpect.run"
+        | "pexpect.popen_spawn.PopenSpawn" => Shell,
+        "subprocess.run"
+        | "subprocess.call"
+        | "subprocess.check_call"
+        | "subprocess.check_output"
+        | "subprocess.Popen"
+        | "asyncio.create_subprocess_exec" => Process,
+        "os.execv" | "os.execve" | "os.execvp" | "os.execvpe" | "os.execl" | "os.execle"
+        | "os.execlp" | "os.execlpe" | "os.spawnv" | "os.spawnve" | "os.spawnvp"
+        | "os.spawnvpe" | "os.spawnl" | "os.spawnle" | "os.spawnlp" | "os.spawnlpe"
+        | "os.posix_spawn" | "os.posix_spawnp" => ExecProgram,
+        "pty.spawn" => PtySpawn,
+        "os.dup2" | "os.dup" => Dup2,
+        "base64.b64decode"
+        | "base64.standard_b64decode"
+        | "base64.urlsafe_b64decode"
+        | "base64.b32decode"
+        | "base64.b32hexdecode"
+        | "base64.b16decode"
+        | "base64.b85decode"
+        | "base64.a85decode"
+        | "base64.decodebytes"
+        | "base64.decodestring"
+        | "zlib.decompress"
+        | "gzip.decompress"
+        | "bz2.decompress"
+        | "lzma.decompress"
+        | "codecs.decode"
+        | "binascii.unhexlify"
+        | "binascii.a2b_hex"
+        | "binascii.a2b_base64"
+        | "builtins.bytes.fromhex"
+        | "builtins.bytearray.fromhex" => Decode,
+        "urllib.request.urlopen"
+        | "urllib.urlopen"
+        | "urllib2.urlopen"
+        | "requests.get"
+        | "requests.post"
+        | "requests.put"
+        | "requests.patch"
+        | "requests.delete"
+        | "requests.head"
+        | "requests.request"
+        | "requests.Session"
+        | "httpx.get"
+        | "httpx.post"
+        | "httpx.put"
+        | "httpx.request"
+        | "httpx.stream"
+        | "httpx.Client"
+        | "httpx.AsyncClient"
+        | "aiohttp.ClientSession"
+        | "aiohttp.request"
+        | "urllib3.PoolManager"
+        | "urllib3.request" => Fetch,
+        "urllib.request.urlretrieve" | "urllib.urlretrieve" | "wget.download" => Download,
+        "socket.socket" | "socket.socketpair" | "socket.fromfd" => SocketNew,
+        "socket.create_connection" => SocketConnect,
+        "socket.gethostbyname"
+        | "socket.gethostbyname_ex"
+        | "socket.getaddrinfo"
+        | "socket.gethostbyaddr"
+        | "dns.resolver.resolve"
+        | "dns.resolver.query"
+        | "socketserver.TCPServer"
+        | "socketserver.UDPServer"
+        | "socketserver.ThreadingTCPServer"
+        | "socketserver.ThreadingUDPServer"
+        | "http.server.HTTPServer"
+        | "http.server.ThreadingHTTPServer"
+        | "asyncio.start_server"
+        | "websocket.create_connection"
+        | "websockets.connect" => NetworkClient,
+        "importlib.util.spec_from_file_location"
+        | "importlib.machinery.SourceFileLoader"
+        | "imp.load_source" => LoadSource { arg: 1 },
+        "os.open" => OsOpen,
+        "glob.glob" | "glob.iglob" => Listing { names_only: false },
+        "os.listdir" | "os.scandir" => Listing { names_only: true },
+        "os.walk" => Walk,
+        "psutil.process_iter" | "psutil.pids" => ProcessList,
+        "psutil.Process" => ProcessHandle,
+        "functools.partial" => Partial,
+        "http.client.HTTPConnection"
+        | "http.client.HTTPSConnection"
+        | "ftplib.FTP"
+        | "ftplib.FTP_TLS"
+        | "smtplib.SMTP"
+        | "smtplib.SMTP_SSL"
+        | "telnetlib.Telnet"
+        | "paramiko.SSHClient"
+        | "asyncio.open_connection"
+        | "xmlrpc.client.ServerProxy" => NetworkClient,
+        "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
+        "pathlib.Path" | "pathlib.PosixPath" | "pathlib.PurePath" | "pathlib.PurePosixPath" => {
+            PathNew
+        }
+        "pathlib.Path.home" | "pathlib.PosixPath.home" => PathHome,
+        "os.path.join" => PathJoin,
+        "os.path.expanduser" | "os.path.expandvars" | "os.path.abspath" | "os.path.normpath"
+        | "os.path.realpath" | "os.fsencode" | "os.fsdecode" => PathSame,
+        "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" | "shutil.rmtree" => Remove,
+        "os.mkdir" | "os.makedirs" | "os.truncate" | "os.chown" | "os.lchown" | "os.mknod"
+        | "os.mkfifo" => WriteTo { arg: 0 },
+        "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"
+        | "os.rename" | "os.replace" | "os.renames" | "os.symlink" | "os.link" => {
+            WriteTo { arg: 1 }
+        }
+        "os.chmod" | "os.lchmod" => Chmod,
+        "os.setuid" | "os.setgid" | "os.seteuid" | "os.setegid" | "os.setreuid" | "os.setregid"
+        | "os.setresuid" | "os.setresgid" | "os.setgroups" | "os.initgroups" => SetId,
+        "os.setns" | "os.unshare" | "os.chroot" => Namespace,
+        "os.kill" | "os.killpg" => Kill,
+        "os.getpid" | "os.getpgrp" => GetPid,
+        "ctypes.CDLL"
+        | "ctypes.PyDLL"
+        | "ctypes.cdll.LoadLibrary"
+        | "ctypes.LibraryLoader"
+        | "ctypes.pydll.LoadLibrary"
+        | "cffi.FFI.dlopen" => LoadLibrary,
+        "ctypes.util.find_library" => FindLibrary,
+        "prctl.set_caps"
+        | "prctl.cap_effective"
+        | "prctl.cap_permitted"
+        | "prctl.cap_inheritable"
+        | "prctl.set_keepcaps"
+        | "prctl.prctl"
+        | "prctl.capbset_drop"
+        | "pyprctl.set_keepcaps"
+        | "pyprctl.cap_set_proc"
+        | "capng.capng_apply" => Prctl,
+        "pickle.loads"
+        | "pickle.load"
+        | "pickle.Unpickler"
+        | "marshal.loads"
+        | "marshal.load"
+        | "shelve.open"
+        | "jsonpickle.decode"
+        | "pandas.read_pickle"
+        | "yaml.unsafe_load"
+        | "yaml.unsafe_load_all"
+        | "joblib.load"
+        | "torch.load" => Deserialize,
+        "yaml.load" | "yaml.load_all" => YamlLoad,
+        "hashlib.md5" | "hashlib.sha1" | "Crypto.Hash.MD5.new" | "Crypto.Hash.SHA1.new" => WeakHash,
+        "hashlib.new" => HashNew,
+        "builtins.chr" => Chr,
+        "os.getenv" | "os.environ.get" => Getenv,
+        _ => return None,
+    })
+}
+
+/// Integer constants that matter to the rules (`stat.S_ISUID | 0o755`).
+pub fn constant(name: &str) -> Option<i64> {
+    Some(match name {
+        "stat.S_ISUID" => 0o4000,
+        "stat.S_ISGID" => 0o2000,
+        "stat.S_IXUSR" => 0o100,
+        "stat.S_IRWXU" => 0o700,
+        "signal.SIGKILL" => 9,
+        "signal.SIGTERM" => 15,
+        "signal.SIGSTOP" => 19,
+        "os.O_RDONLY" => 0,
+        "os.O_WRONLY" => 0o1,
+        "os.O_RDWR" => 0o2,
+        "os.O_CREAT" => 0o100,
+        "os.O_TRUNC" => 0o1000,
+        "os.O_APPEND" => 0o2000,
+        _ => return None,
+    })
+}
+
+/// Text constants (`os.sep`).
+pub fn text_constant(name: &str) -> Option<&'static str> {
+    match name {
+        "os.sep" | "os.path.sep" => Some("/"),
+        "sys.executable" => Some("python3"),
+        _ => None,
+    }
+}
+
+/// Whether `module.name` is worth binding for `from module import *`.
+pub fn star_exports(module: &str, name: &str) -> bool {
+    let full = format!("{module}.{name}");
+    api(&full).is_some() || constant(&full).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_aliases_collapse() {
+        // `posix.system` and `nt.system` are checked as `os.system`.
+        assert_eq!(canonical_name("posix.system"), "os.system");
+        assert_eq!(canonical_name("os.system"), "os.system");
+        assert_eq!(canonical_name("_pickle"), "pickle");
+    }
+
+    #[test]
+    fn star_exports_cover_known_calls() {
+        // `from subprocess import *` brings `Popen` into reach of the rules.
+        assert!(star_exports("subprocess", "Popen"));
+        assert!(!star_exports("subprocess", "DEVNULL"));
+    }
+}

@@ -1,0 +1,133 @@
+//! Program-level rules that need two capabilities together (GuardDog-style): a socket
+//! plus a shell wired to it is a reverse shell, a downloaded file that is then run is
+//! download-and-execute, a credential read plus any network use is exfiltration.
+//!
+//! `calls` records capabilities while scanning; `engine` calls [`combine`] once at the end.
+
+use std::rc::Rc;
+
+use super::paths::is_partial;
+use super::report::{Confidence, Hits};
+use super::rules;
+
+/// What the program can do, with where it does it (byte offsets).
+#[derive(Debug, Default)]
+pub struct Capabilities {
+    pub socket_connect: Option<u32>,
+    /// `os.dup2`, `pty.spawn`, an interactive shell: each could serve a socket.
+    pub shell_wiring: Vec<u32>,
+    pub network: Option<u32>,
+    pub secret_read: Option<u32>,
+    /// Files written with network data, by (possibly partial) path.
+    pub downloads: Vec<Rc<str>>,
+    /// Every program started: its command text, whether fully known, and where.
+    pub program_runs: Vec<(Rc<str>, bool, u32)>,
+    /// Paths given execute permission, and where.
+    pub made_executable: Vec<(Rc<str>, u32)>,
+}
+
+impl Capabilities {
+    pub fn note_network(&mut self, at: u32) {
+        self.network.get_or_insert(at);
+    }
+
+    pub fn note_secret(&mut self, at: u32) {
+        self.secret_read.get_or_insert(at);
+    }
+
+    /// Whether `path` names a file this program downloaded.
+    pub fn is_downloaded(&self, path: &str) -> bool {
+        self.downloads.iter().any(|d| same_file(d, path))
+    }
+}
+
+pub fn combine(caps: &Capabilities, hits: &mut Hits) {
+    reverse_shell(caps, hits);
+    exfiltration(caps, hits);
+    download_then_run(caps, hits);
+}
+
+fn reverse_shell(caps: &Capabilities, hits: &mut Hits) {
+    if caps.socket_connect.is_some() {
+        for &at in &caps.shell_wiring {
+            hits.add(rules::REVERSE_SHELL, at, Confidence::High);
+        }
+    }
+}
+
+fn exfiltration(caps: &Capabilities, hits: &mut Hits) {
+    if let (Some(secret), Some(network)) = (caps.secret_read, caps.network) {
+        hits.add(rules::EXFILTRATION, secret.max(network), Confidence::Medium);
+    }
+}
+
+fn download_then_run(caps: &Capabilities, hits: &mut Hits) {
+    if caps.downloads.is_empty() {
+        return;
+    }
+    for (command, exact, at) in &caps.program_runs {
+        let names_download = caps.downloads.iter().any(|d| mentions_file(command, d));
+        if names_download {
+            hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::High);
+        } else if !exact {
+            hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::Medium);
+        }
+    }
+    for (path, at) in &caps.made_executable {
+        if caps.is_downloaded(path) {
+            hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::High);
+        }
+    }
+}
+
+/// The last path component, unless it is unknown.
+fn file_name(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    (!name.is_empty() && !is_partial(name)).then_some(name)
+}
+
+fn same_file(a: &str, b: &str) -> bool {
+    matches!((file_name(a), file_name(b)), (Some(x), Some(y)) if x == y)
+}
+
+fn mentions_file(command: &str, path: &str) -> bool {
+    file_name(path).is_some_and(|name| {
+        command
+            .split_whitespace()
+            .any(|w| file_name(w) == Some(name))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_plus_dup2_is_a_reverse_shell() {
+        // Either capability alone is fine; together they are a reverse shell.
+        let mut caps = Capabilities {
+            shell_wiring: vec![10],
+            ..Default::default()
+        };
+        let mut hits = Hits::default();
+        combine(&caps, &mut hits);
+        assert!(hits.list.is_empty());
+        caps.socket_connect = Some(5);
+        combine(&caps, &mut hits);
+        assert_eq!(hits.list[0].rule.id, "CRD101");
+    }
+
+    #[test]
+    fn running_the_downloaded_file_is_download_execute() {
+        // A run naming the downloaded file's name matches even through a directory.
+        let caps = Capabilities {
+            downloads: vec!["/tmp/payload".into()],
+            program_runs: vec![("./payload --x".into(), true, 3), ("ls -l".into(), true, 9)],
+            ..Default::default()
+        };
+        let mut hits = Hits::default();
+        combine(&caps, &mut hits);
+        assert_eq!(hits.list.len(), 1);
+        assert_eq!(hits.list[0].at, 3);
+    }
+}

@@ -1,0 +1,156 @@
+//! Program starts (`os.system`, `subprocess`, `os.exec*`, `pty.spawn`) and signals:
+//! builds the command line as the program would see it and applies what `shell` reads.
+//!
+//! Called by `calls` for process APIs and by `methods` for libc.
+
+use super::calls::{hit, network, Args};
+use super::report::Confidence;
+use super::rules::{self, Rule};
+use super::scan::Scanner;
+use super::shell;
+use super::value::{Kind, Piece, Taint, Value};
+
+/// `os.execv(path, [argv0, args...])`, `os.execl(path, argv0, args...)`,
+/// `os.spawnv(mode, path, argv)`: the program path followed by the real arguments.
+pub(super) fn exec_program_argv(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
+    let mut parts = args
+        .positional
+        .iter()
+        .skip_while(|v| v.text().is_none())
+        .cloned();
+    let mut items: Vec<Value> = parts.next().into_iter().collect();
+    for (i, part) in parts.enumerate() {
+        match part.items() {
+            Some(argv) => items.extend(argv.iter().skip(1).cloned()),
+            None if i > 0 => items.push(part),
+            None => {} // argv[0] of the `l` variants
+        }
+    }
+    s.folder.seq(items)
+}
+
+pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
+    let shell = args
+        .keyword("shell")
+        .is_some_and(|v| v.as_int() != Some(0) && !matches!(v.kind, Kind::NoneValue));
+    let mut command = args.get(0, "args").cloned();
+    if let (Some(program), Some(argv)) = (args.keyword("executable"), &command) {
+        let mut items = vec![program.clone()];
+        items.extend(
+            argv.items()
+                .unwrap_or(std::slice::from_ref(argv))
+                .iter()
+                .skip(1)
+                .cloned(),
+        );
+        command = Some(s.folder.seq(items));
+    }
+    run_command(s, command.as_ref(), shell, at);
+    Value::unknown(Taint::CHILD.with(args.data_taint()))
+}
+
+/// Any program start: LOW by itself, MEDIUM for a shell line built at run time, and the
+/// command line's own meaning (sudo, rm -rf /, crontab, ...) on top.
+pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shell: bool, at: u32) {
+    hit(s, rules::SUBPROCESS, at, Confidence::High);
+    let Some(command) = command else { return };
+    let taint = command.deep_taint();
+    if taint.has(Taint::DECODED) {
+        hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+    }
+    if taint.has(Taint::NETWORK) {
+        hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
+    }
+    if via_shell && !command.is_constant() {
+        hit(s, rules::SHELL_INJECTION, at, Confidence::High);
+    }
+    let line = command_line(s, command);
+    let Kind::Text { text, .. } = line.kind else {
+        s.caps.program_runs.push(("".into(), false, at));
+        return;
+    };
+    s.caps
+        .program_runs
+        .push((text.clone(), command.is_constant(), at));
+    if s.shell_budget < text.len() {
+        // Past the budget the command is not read; flag it rather than trust it.
+        hit(s, rules::SHELL_INJECTION, at, Confidence::Low);
+        return;
+    }
+    s.shell_budget -= text.len();
+    apply_command_facts(s, &shell::analyse(&text), at);
+}
+
+/// A command as one line of text: argv lists are joined with spaces, each argument quoted
+/// as a shell would need it, so `["sh", "-c", "a | b"]` reads as `sh -c 'a | b'`.
+pub(super) fn command_line(s: &mut Scanner<'_>, command: &Value) -> Value {
+    let Some(items) = command.items() else {
+        return command.clone();
+    };
+    let quoted: Vec<Option<String>> = items.iter().map(|i| i.text().map(shell_quote)).collect();
+    let mut pieces = Vec::with_capacity(items.len() * 2);
+    for (i, item) in quoted.iter().enumerate() {
+        if i > 0 {
+            pieces.push(Piece::Known(" "));
+        }
+        pieces.push(item.as_deref().map_or(Piece::Unknown, Piece::Known));
+    }
+    s.folder.join(pieces, Taint::NONE)
+}
+
+/// Quotes one argument for a POSIX shell when it needs it.
+fn shell_quote(word: &str) -> String {
+    const SPECIAL: &[char] = &[
+        ' ', '\t', '\n', '\'', '"', '\\', '|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?',
+    ];
+    if !word.is_empty() && !word.contains(SPECIAL) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFacts, at: u32) {
+    let checks: [(bool, &'static Rule); 12] = [
+        (facts.decode_then_run, rules::DECODE_EXECUTE),
+        (facts.privilege, rules::PRIVILEGE_COMMAND),
+        (facts.reverse_shell, rules::REVERSE_SHELL),
+        (facts.fetch_then_run, rules::DOWNLOAD_EXECUTE),
+        (facts.destructive, rules::DESTRUCTIVE),
+        (facts.persistence, rules::PERSISTENCE),
+        (facts.escape, rules::CONTAINER_ESCAPE),
+        (facts.kills_others, rules::KILL_OTHERS),
+        (facts.mining, rules::CRYPTO_MINING),
+        (facts.setid_bits, rules::SETID_BITS),
+        (facts.system_write, rules::SYSTEM_PATH_WRITE),
+        (facts.capabilities, rules::CAPABILITIES),
+    ];
+    for (fired, rule) in checks {
+        if fired {
+            hit(s, rule, at, Confidence::High);
+        }
+    }
+    if facts.secret_read {
+        hit(s, rules::SECRET_READ, at, Confidence::High);
+        s.caps.note_secret(at);
+    }
+    if facts.network {
+        network(s, at);
+    }
+    if facts.spawns_shell {
+        s.caps.shell_wiring.push(at);
+    }
+    for path in &facts.downloads {
+        s.caps.downloads.push(path.as_str().into());
+    }
+    for code in &facts.python_sources {
+        s.nested_sources.push((code.as_str().into(), at));
+    }
+}
+
+pub(super) fn kill(s: &mut Scanner<'_>, pid: Option<&Value>, signal: Option<&Value>, at: u32) {
+    let own = pid.is_some_and(|p| p.taint.has(Taint::OWN_PID));
+    let probe_only = signal.and_then(Value::as_int) == Some(0);
+    if !own && !probe_only {
+        hit(s, rules::KILL_OTHERS, at, Confidence::Medium);
+    }
+}

@@ -1,0 +1,168 @@
+//! File operations: `open`, deletes, writes, `chmod`, and `pathlib.Path` values and
+//! methods, classified by `paths` into secret reads, system writes, persistence, escapes.
+//!
+//! Called by `calls` and `methods`.
+
+use super::calls::{hit, text_value, Args};
+use super::paths::normalize;
+use super::report::Confidence;
+use super::rules::{self, Rule};
+use super::scan::Scanner;
+use super::value::{piece, Piece, Taint, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    Read,
+    Write,
+    Delete,
+}
+
+/// Longer paths fail with ENAMETOOLONG, so they are not worth classifying.
+pub(super) const MAX_PATH_BYTES: usize = 4096;
+
+pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, at: u32) -> Value {
+    let writes = mode.is_some_and(|m| m.contains(['w', 'a', 'x', '+']));
+    let access = if writes { Access::Write } else { Access::Read };
+    file_access(s, path, access, at);
+    let text = path.text().unwrap_or("");
+    let mut taint = Taint::NONE;
+    if writes {
+        taint = taint.with(Taint::FILE_WRITE);
+    }
+    if !text.is_empty() && text.len() <= MAX_PATH_BYTES && normalize(text).is_secret() {
+        taint = taint.with(Taint::SECRET);
+    }
+    if !text.is_empty() && s.caps.is_downloaded(text) {
+        taint = taint.with(Taint::NETWORK);
+    }
+    match path.text() {
+        Some(text) if writes => text_value(s, text, taint),
+        _ => Value::unknown(taint),
+    }
+}
+
+pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at: u32) {
+    let Some(text) = path.text().filter(|t| t.len() <= MAX_PATH_BYTES) else {
+        return;
+    };
+    let path = normalize(text);
+    let checks: [(bool, &'static Rule); 5] = [
+        (
+            access == Access::Read && path.is_secret(),
+            rules::SECRET_READ,
+        ),
+        (
+            access == Access::Write && path.is_persistence(),
+            rules::PERSISTENCE,
+        ),
+        (
+            access != Access::Read && path.is_protected(),
+            rules::SYSTEM_PATH_WRITE,
+        ),
+        (
+            access == Access::Delete && path.is_destructive_target(),
+            rules::DESTRUCTIVE,
+        ),
+        (path.is_escape(), rules::CONTAINER_ESCAPE),
+    ];
+    for (fired, rule) in checks {
+        if fired {
+            hit(s, rule, at, Confidence::High);
+        }
+    }
+    if access == Access::Read && path.is_secret() {
+        s.caps.note_secret(at);
+    }
+}
+
+pub(super) fn chmod(s: &mut Scanner<'_>, path: &Value, mode: Option<i64>, at: u32) {
+    let mode = mode.unwrap_or(0);
+    if mode & 0o6000 != 0 {
+        hit(s, rules::SETID_BITS, at, Confidence::High);
+    }
+    if let Some(text) = path.text() {
+        if mode & 0o111 != 0 {
+            s.caps.made_executable.push((text.into(), at));
+        }
+        if normalize(text).is_protected() {
+            hit(s, rules::SYSTEM_PATH_WRITE, at, Confidence::High);
+        }
+    }
+}
+
+pub(super) fn path_new(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
+    if args.positional.is_empty() {
+        return text_value(s, ".", Taint::PATH);
+    }
+    join_paths(s, &args.positional, Taint::PATH)
+}
+
+/// `os.path.join` semantics: an absolute part restarts the path.
+pub(super) fn join_paths(s: &mut Scanner<'_>, parts: &[Value], taint: Taint) -> Value {
+    let start = parts
+        .iter()
+        .rposition(|p| p.text().is_some_and(|t| t.starts_with('/')))
+        .unwrap_or(0);
+    let mut pieces = Vec::new();
+    for (i, part) in parts[start..].iter().enumerate() {
+        if i > 0 {
+            pieces.push(Piece::Known("/"));
+        }
+        pieces.push(piece(part));
+    }
+    let data = parts
+        .iter()
+        .fold(Taint::NONE, |t, p| t.with(p.deep_taint().data()));
+    s.folder.join(pieces, taint.with(data))
+}
+
+pub(super) fn path_method(
+    s: &mut Scanner<'_>,
+    object: &Value,
+    method: &str,
+    args: &Args<'_>,
+    at: u32,
+) -> Value {
+    match method {
+        "write_text" | "write_bytes" | "touch" | "mkdir" | "symlink_to" | "hardlink_to" => {
+            file_access(s, object, Access::Write, at);
+            if args.data_taint().has(Taint::NETWORK) {
+                if let Some(path) = object.text() {
+                    s.caps.downloads.push(path.into());
+                }
+            }
+            Value::UNKNOWN
+        }
+        "read_text" | "read_bytes" => {
+            let value = open_file(s, object, None, at);
+            Value::unknown(value.taint)
+        }
+        "open" => {
+            let mode = args
+                .get(0, "mode")
+                .and_then(Value::text)
+                .map(str::to_string);
+            open_file(s, object, mode.as_deref(), at)
+        }
+        "unlink" | "rmdir" => {
+            file_access(s, object, Access::Delete, at);
+            Value::UNKNOWN
+        }
+        "chmod" => {
+            chmod(s, object, args.get(0, "mode").and_then(Value::as_int), at);
+            Value::UNKNOWN
+        }
+        "joinpath" => {
+            let mut parts = vec![object.clone()];
+            parts.extend(args.positional.iter().cloned());
+            join_paths(s, &parts, Taint::PATH)
+        }
+        "expanduser" | "resolve" | "absolute" => object.clone(),
+        "glob" | "rglob" | "iterdir" => {
+            let mut parts = vec![object.clone()];
+            parts.push(Value::UNKNOWN);
+            join_paths(s, &parts, Taint::PATH.with(Taint::LISTING))
+        }
+        _ => Value::unknown(object.taint.data()),
+    }
+}

@@ -1,0 +1,247 @@
+//! Control flow the scanner follows beyond one straight walk: `for` loops over known lists
+//! are unrolled, comprehensions over known lists are folded, and calls to the program's
+//! own functions and lambdas are followed into their bodies with the arguments bound.
+//!
+//! Part of `Scanner` (called from `scan` and `calls`). Invariant: every repetition is
+//! gated by `limits` (items per loop, inline depth, a per-program node budget), so the
+//! work stays proportional to the program; past the budget the plain walk still runs.
+
+use super::limits::{MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES};
+use super::parser::{Block, Clause, Expr};
+use super::scan::{Scanner, Scope};
+use super::value::{Kind, Taint, Value};
+
+/// A function or lambda of the program, as the scanner keeps it for later calls.
+#[derive(Clone)]
+pub struct Function<'a> {
+    params: Vec<&'a str>,
+    body: Body<'a>,
+    /// How many scopes were open where it was defined (its lexical environment).
+    scope_depth: usize,
+}
+
+#[derive(Clone, Copy)]
+enum Body<'a> {
+    Block(Block<'a>),
+    Expr(Expr<'a>),
+}
+
+impl<'a> Scanner<'a> {
+    fn has_budget(&self) -> bool {
+        self.work < WORK_BUDGET_NODES
+    }
+
+    /// `for target in iter: body`: once per item of a short known list, else once with
+    /// the target bound to what iterating yields.
+    pub(super) fn scan_for(&mut self, target: Expr<'a>, items: Value, body: Block<'a>) {
+        let unrolled = items
+            .items()
+            .filter(|list| !list.is_empty() && list.len() <= MAX_UNROLLED_ITEMS)
+            .map(<[Value]>::to_vec);
+        match unrolled {
+            Some(list) if self.has_budget() => {
+                for item in list {
+                    self.bind_target(target, item);
+                    self.scan_block(body);
+                    if !self.has_budget() {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                self.bind_target(target, items.element());
+                self.scan_block(body);
+            }
+        }
+    }
+
+    /// A list, set or generator comprehension, in its own scope.
+    pub(super) fn comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
+        self.scopes.push(Scope::default());
+        let value = match clauses {
+            [only] if only.conditions.is_empty() => self.fold_comprehension(element, *only),
+            _ => self.walk_comprehension(element, clauses),
+        };
+        self.scopes.pop();
+        value
+    }
+
+    /// `[f(x) for x in <known list or text>]` evaluates `f` per item into a list.
+    fn fold_comprehension(&mut self, element: Expr<'a>, clause: Clause<'a>) -> Value {
+        let iter = self.eval(clause.iter);
+        let items: Option<Vec<Value>> = match (&iter.kind, iter.exact_text()) {
+            (Kind::Seq(items), _) => Some(items.to_vec()),
+            (_, Some(text)) if text.chars().count() <= MAX_FOLDED_ITEMS => {
+                Some(text.chars().map(|c| self.char_value(c)).collect())
+            }
+            _ => None,
+        };
+        match items {
+            Some(items) if self.has_budget() => {
+                let mut results = Vec::with_capacity(items.len());
+                for item in items {
+                    if !self.has_budget() {
+                        // Out of budget mid-way: what was folded so far only lends its taint.
+                        let taint = results
+                            .iter()
+                            .fold(Taint::NONE, |t, v: &Value| t.with(v.deep_taint().data()));
+                        return Value::unknown(taint);
+                    }
+                    self.bind_target(clause.target, item);
+                    results.push(self.eval(element));
+                }
+                self.folder.seq(results)
+            }
+            _ => {
+                self.bind_target(clause.target, iter.element());
+                let value = self.eval(element);
+                collection_of(value)
+            }
+        }
+    }
+
+    fn walk_comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
+        for clause in clauses {
+            let iter = self.eval(clause.iter);
+            self.bind_target(clause.target, iter.element());
+            for condition in clause.conditions.iter() {
+                self.eval(condition);
+            }
+        }
+        let value = self.eval(element);
+        collection_of(value)
+    }
+
+    fn char_value(&mut self, c: char) -> Value {
+        self.folder.literal(c.encode_utf8(&mut [0; 4]))
+    }
+
+    /// Records a `def` (its body is walked now with unknown parameters) and returns the
+    /// value its name is bound to.
+    pub(super) fn define_function(&mut self, params: Vec<&'a str>, body: Block<'a>) -> Value {
+        let value = self.remember(params.clone(), Body::Block(body));
+        let scope = params.into_iter().map(|p| (p, Value::UNKNOWN)).collect();
+        self.scopes.push(scope);
+        self.returns.push(Vec::new());
+        self.scan_block(body);
+        self.returns.pop();
+        self.scopes.pop();
+        value
+    }
+
+    /// A `lambda`: its body is evaluated now with unknown parameters.
+    pub(super) fn define_lambda(&mut self, params: Vec<&'a str>, body: Expr<'a>) -> Value {
+        let value = self.remember(params.clone(), Body::Expr(body));
+        let scope = params.into_iter().map(|p| (p, Value::UNKNOWN)).collect();
+        self.scopes.push(scope);
+        self.eval(body);
+        self.scopes.pop();
+        value
+    }
+
+    fn remember(&mut self, params: Vec<&'a str>, body: Body<'a>) -> Value {
+        let Ok(index) = u32::try_from(self.functions.len()) else {
+            return Value::UNKNOWN;
+        };
+        self.functions.push(Function {
+            params,
+            body,
+            scope_depth: self.scopes.len(),
+        });
+        Value {
+            kind: Kind::Function(index),
+            taint: Taint::NONE,
+        }
+    }
+
+    /// `return value` inside a function being followed.
+    pub(super) fn note_return(&mut self, value: Value) {
+        if let Some(frame) = self.returns.last_mut() {
+            frame.push(value);
+        }
+    }
+
+    /// Follows a call to the program's own function with its arguments bound; returns what
+    /// it returns. Too deep or past the budget, the result only carries the arguments' taint.
+    pub(super) fn call_function(
+        &mut self,
+        index: u32,
+        positional: &[Value],
+        keywords: &[(Option<&'a str>, Value)],
+    ) -> Value {
+        let taint = positional
+            .iter()
+            .chain(keywords.iter().map(|(_, v)| v))
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+        let function = match self.functions.get(index as usize) {
+            Some(f) if self.inline_depth < MAX_INLINE_DEPTH && self.has_budget() => f.clone(),
+            _ => return Value::unknown(taint),
+        };
+        let scope = bind_arguments(&function.params, positional, keywords);
+        let outer = self
+            .scopes
+            .split_off(function.scope_depth.min(self.scopes.len()));
+        self.scopes.push(scope);
+        self.inline_depth += 1;
+        let result = match function.body {
+            Body::Expr(body) => self.eval(body),
+            Body::Block(body) => {
+                self.returns.push(Vec::new());
+                self.scan_block(body);
+                merge_returns(self.returns.pop().unwrap_or_default())
+            }
+        };
+        self.inline_depth -= 1;
+        self.scopes.truncate(function.scope_depth);
+        self.scopes.extend(outer);
+        result
+    }
+}
+
+fn bind_arguments<'a>(
+    params: &[&'a str],
+    positional: &[Value],
+    keywords: &[(Option<&'a str>, Value)],
+) -> Scope<'a> {
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let by_keyword = keywords.iter().find(|(k, _)| *k == Some(*name));
+            let value = positional
+                .get(i)
+                .or(by_keyword.map(|(_, v)| v))
+                .cloned()
+                .unwrap_or(Value::UNKNOWN);
+            (*name, value)
+        })
+        .collect()
+}
+
+/// One return value is the result; several merge into their common taint.
+fn merge_returns(values: Vec<Value>) -> Value {
+    match values.as_slice() {
+        [] => Value {
+            kind: Kind::NoneValue,
+            taint: Taint::NONE,
+        },
+        [only] => only.clone(),
+        many => Value::unknown(
+            many.iter()
+                .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data())),
+        ),
+    }
+}
+
+/// A comprehension whose items are not known one by one: a listing when the element is
+/// path-like text, otherwise an unknown collection carrying the element's taint.
+fn collection_of(element: Value) -> Value {
+    let taint = element.deep_taint();
+    match element.kind {
+        Kind::Text { .. } => element.tainted(Taint::LISTING),
+        _ if taint.has(Taint::FOREIGN_PROCESS) => {
+            Value::unknown(taint.data().with(Taint::FOREIGN_PROCESS))
+        }
+        _ => Value::unknown(taint.data()),
+    }
+}

@@ -1,0 +1,122 @@
+//! Constant folding helpers for text: `%`/`.format()` substitution and the decoders that
+//! obfuscated code leans on (hex, base64, rot13), so `getattr(os, bytes.fromhex(...))`
+//! resolves like `os.system`.
+//!
+//! Pure functions; `calls` and `scan` use them. Inputs are already bounded by `limits`.
+
+use super::value::{piece, Piece, Value};
+
+/// Fills `%s`-style or `{}`-style placeholders with the given values, in order; values
+/// that are not known text become unknown parts.
+pub fn substitute<'v>(template: &'v str, args: &'v [Value], braces: bool) -> Vec<Piece<'v>> {
+    let mut pieces = Vec::new();
+    let mut args = args.iter();
+    let mut rest = template;
+    while let Some(start) = rest.find(if braces { '{' } else { '%' }) {
+        pieces.push(Piece::Known(&rest[..start]));
+        let after = &rest[start + 1..];
+        if after.starts_with(if braces { '{' } else { '%' }) {
+            pieces.push(Piece::Known(&rest[start..start + 1]));
+            rest = &after[1..];
+            continue;
+        }
+        let end = if braces {
+            after.find('}').map_or(after.len(), |e| e + 1)
+        } else {
+            after
+                .find(|c: char| c.is_ascii_alphabetic())
+                .map_or(after.len(), |e| e + 1)
+        };
+        pieces.push(args.next().map_or(Piece::Unknown, |value| {
+            if value.as_int().is_some() {
+                Piece::Unknown
+            } else {
+                piece(value)
+            }
+        }));
+        rest = &after[end..];
+    }
+    pieces.push(Piece::Known(rest));
+    pieces
+}
+
+/// `bytes.fromhex` / `binascii.unhexlify` of constant text.
+pub fn hex_decode(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|pair| Some((hex_digit(pair[0])? << 4) | hex_digit(pair[1])?))
+        .collect()
+}
+
+fn hex_digit(byte: u8) -> Option<u8> {
+    (byte as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Standard or URL-safe base64 of constant text; padding optional.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for byte in text.bytes() {
+        let value = match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            b if b.is_ascii_whitespace() => continue,
+            _ => return None,
+        };
+        buffer = (buffer << 6) | value as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+pub fn rot13(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
+            'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
+            other => other,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assessor::value::Folder;
+
+    #[test]
+    fn decoders_undo_common_encodings() {
+        // Hex, base64 and rot13 of "system" decode back to "system".
+        assert_eq!(hex_decode("73797374656d").as_deref(), Some(&b"system"[..]));
+        assert_eq!(base64_decode("c3lzdGVt").as_deref(), Some(&b"system"[..]));
+        assert_eq!(rot13("flfgrz"), "system");
+        assert_eq!(hex_decode("7"), None);
+    }
+
+    #[test]
+    fn placeholders_take_known_text() {
+        // "rm -rf %s" % "/" folds to "rm -rf /"; unknown arguments leave a marker.
+        let mut folder = Folder::default();
+        let slash = folder.literal("/");
+        let value = folder.join(
+            substitute("rm -rf %s", std::slice::from_ref(&slash), false),
+            Default::default(),
+        );
+        assert_eq!(value.exact_text(), Some("rm -rf /"));
+        let value = folder.join(substitute("echo {} {}", &[], true), Default::default());
+        assert_eq!(value.exact_text(), None);
+    }
+}

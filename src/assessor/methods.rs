@@ -1,0 +1,128 @@
+//! Method calls on values that are not modules: folded text methods (`join`, `format`,
+//! `replace`, ...), sockets, files opened for writing, paths, and ctypes libc handles.
+//!
+//! Called by `calls::eval_call` when the callee is `object.method`.
+
+use super::calls::{hit, libc_call, text_value, Args};
+use super::files::path_method;
+use super::fold;
+use super::report::Confidence;
+use super::rules;
+use super::scan::Scanner;
+use super::value::{piece, Kind, Piece, Taint, Value};
+
+/// A method call on a value that is not a module: text methods fold, tracked objects
+/// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
+pub(super) fn method_call(
+    s: &mut Scanner<'_>,
+    object: &Value,
+    method: &str,
+    args: &Args<'_>,
+    at: u32,
+) -> Value {
+    let taint = object.taint;
+    if taint.has(Taint::PATH) {
+        return path_method(s, object, method, args, at);
+    }
+    if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
+        if args.data_taint().has(Taint::NETWORK) {
+            if let Some(path) = object.text() {
+                s.caps.downloads.push(path.into());
+            }
+        }
+        return Value::UNKNOWN;
+    }
+    if taint.has(Taint::SOCKET) {
+        return socket_method(s, object, method, at);
+    }
+    if taint.has(Taint::FOREIGN_PROCESS) {
+        if matches!(method, "kill" | "terminate" | "send_signal" | "suspend") {
+            hit(s, rules::KILL_OTHERS, at, Confidence::High);
+        }
+        return Value::unknown(taint);
+    }
+    if taint.has(Taint::LIBC) {
+        libc_call(s, method, at);
+        return Value::unknown(taint);
+    }
+    if let Kind::Text { .. } = object.kind {
+        if let Some(value) = text_method(s, object, method, args) {
+            return value;
+        }
+    }
+    Value::unknown(taint.data().with(args.data_taint()))
+}
+
+pub(super) fn socket_method(s: &mut Scanner<'_>, object: &Value, method: &str, at: u32) -> Value {
+    match method {
+        "connect" | "connect_ex" => {
+            s.caps.socket_connect.get_or_insert(at);
+            Value::UNKNOWN
+        }
+        "fileno" | "makefile" | "accept" | "dup" => {
+            Value::unknown(object.taint.with(Taint::NETWORK))
+        }
+        "recv" | "recvfrom" | "recv_into" | "read" => Value::unknown(Taint::NETWORK),
+        _ => Value::unknown(object.taint.data()),
+    }
+}
+
+/// Folds the string methods obfuscation uses; `None` when the method is not folded.
+pub(super) fn text_method(
+    s: &mut Scanner<'_>,
+    object: &Value,
+    method: &str,
+    args: &Args<'_>,
+) -> Option<Value> {
+    let text = object.text()?;
+    let taint = object.taint.data().with(args.data_taint());
+    let first = args.positional.first();
+    let value = match method {
+        "join" => {
+            let items: Vec<Value> = match first {
+                Some(v) => v.items().map_or_else(|| vec![v.clone()], <[Value]>::to_vec),
+                None => Vec::new(),
+            };
+            let mut pieces = Vec::with_capacity(items.len() * 2);
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    pieces.push(Piece::Known(text));
+                }
+                pieces.push(piece(item));
+            }
+            s.folder.join(pieces, taint)
+        }
+        "format" => {
+            let pieces = fold::substitute(text, &args.positional, true);
+            s.folder.join(pieces, taint)
+        }
+        "replace" => {
+            let from = first.and_then(Value::exact_text)?;
+            let to = args.positional.get(1).and_then(Value::exact_text)?;
+            if from.is_empty() {
+                return None;
+            }
+            let replaced = text.replace(from, to);
+            s.folder.join([Piece::Known(&replaced)], object.taint)
+        }
+        "encode" | "decode"
+            if first
+                .and_then(Value::exact_text)
+                .is_some_and(|e| e.contains("rot")) =>
+        {
+            text_value(s, &fold::rot13(text), taint.with(Taint::DECODED))
+        }
+        "encode" | "decode" | "strip" | "lstrip" | "rstrip" => {
+            let trimmed = if method.contains("strip") {
+                text.trim()
+            } else {
+                text
+            };
+            text_value(s, trimmed, object.taint)
+        }
+        "lower" => text_value(s, &text.to_lowercase(), object.taint),
+        "upper" => text_value(s, &text.to_uppercase(), object.taint),
+        _ => return None,
+    };
+    Some(value)
+}

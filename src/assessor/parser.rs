@@ -1,0 +1,564 @@
+//! The only file that touches ruff: parses Python with ruff's recovering parser and lends
+//! the rest of the assessor small, copyable views (`Stmt`, `Expr`, `Call`, ...) over it.
+//!
+//! Called by `scan` (walking the tree) and `limits` (the token shape scanned before
+//! parsing). Invariant: no ruff type appears in a public signature here, so a new ruff
+//! release changes this file and nothing else.
+
+use std::borrow::Cow;
+
+use ruff_python_ast as ast;
+use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+use ruff_python_parser::{lexer, Mode};
+use ruff_text_size::Ranged;
+
+/// A parsed module: the recovered tree plus the first syntax error, if any.
+pub struct Module {
+    parsed: ruff_python_parser::Parsed<ast::ModModule>,
+}
+
+/// Where and why the source failed to parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub offset: u32,
+    pub message: String,
+}
+
+/// Parses `source`, recovering from errors so that later statements are still present.
+/// The caller must have checked the nesting with [`shape_tokens`] first.
+pub fn parse(source: &str) -> Module {
+    let parsed = ruff_python_parser::parse_unchecked_source(source, ast::PySourceType::Python);
+    Module { parsed }
+}
+
+impl Module {
+    pub fn body(&self) -> Block<'_> {
+        Block(&self.parsed.syntax().body)
+    }
+
+    /// The code without its formatting, one piece per token: comments, indentation and
+    /// line continuations left out, a logical line end as `"\n"`, other tokens as written.
+    pub fn for_each_normalised_token(&self, source: &str, mut each: impl FnMut(&str)) {
+        use TokenKind as T;
+        for token in self.parsed.tokens().iter() {
+            match token.kind() {
+                T::Comment | T::NonLogicalNewline | T::Indent | T::Dedent | T::EndOfFile => {}
+                T::Newline => each("\n"),
+                _ => each(source.get(token.range().to_std_range()).unwrap_or("")),
+            }
+        }
+    }
+
+    pub fn first_syntax_error(&self) -> Option<SyntaxError> {
+        self.parsed.errors().first().map(|error| SyntaxError {
+            offset: error.location.start().to_u32(),
+            message: error.error.to_string(),
+        })
+    }
+}
+
+/// What the nesting scan needs to know about one token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Open,
+    Close,
+    /// Separates siblings: `,` inside brackets.
+    Comma,
+    /// Ends a logical line: newline or `;`.
+    LineEnd,
+    Indent,
+    Dedent,
+    /// An operator or keyword that can nest one expression inside another.
+    Chain,
+    Other,
+}
+
+/// Feeds the shape of every token of `source` to `each` (lexing only, no recursion)
+/// until `each` returns `false` or the input ends.
+pub fn shape_tokens(source: &str, mut each: impl FnMut(Shape) -> bool) {
+    let mut lexer = lexer::lex(source, Mode::Module);
+    loop {
+        let kind = lexer.next_token();
+        if kind == TokenKind::EndOfFile || !each(shape_of(kind)) {
+            return;
+        }
+    }
+}
+
+fn shape_of(kind: TokenKind) -> Shape {
+    use TokenKind as T;
+    match kind {
+        T::Lpar | T::Lsqb | T::Lbrace | T::FStringStart | T::TStringStart => Shape::Open,
+        T::Rpar | T::Rsqb | T::Rbrace | T::FStringEnd | T::TStringEnd => Shape::Close,
+        T::Comma => Shape::Comma,
+        T::Newline | T::Semi => Shape::LineEnd,
+        T::Indent => Shape::Indent,
+        T::Dedent => Shape::Dedent,
+        T::Name
+        | T::Int
+        | T::Float
+        | T::Complex
+        | T::String
+        | T::FStringMiddle
+        | T::TStringMiddle
+        | T::Comment
+        | T::NonLogicalNewline
+        | T::EndOfFile
+        | T::Unknown => Shape::Other,
+        _ => Shape::Chain,
+    }
+}
+
+/// A run of statements (a module body, a function body, a branch).
+#[derive(Clone, Copy)]
+pub struct Block<'a>(&'a [ast::Stmt]);
+
+impl<'a> Block<'a> {
+    pub fn iter(self) -> impl Iterator<Item = Stmt<'a>> {
+        self.0.iter().map(Stmt)
+    }
+}
+
+/// Anything below a node, handed out by `for_each_child`.
+pub enum Child<'a> {
+    Expr(Expr<'a>),
+    Stmt(Stmt<'a>),
+}
+
+#[derive(Clone, Copy)]
+pub struct Stmt<'a>(&'a ast::Stmt);
+
+/// One `name` or `name as alias` of an import.
+#[derive(Clone, Copy)]
+pub struct ImportName<'a> {
+    pub name: &'a str,
+    pub alias: Option<&'a str>,
+}
+
+/// The statements the scanner treats specially; everything else is `Other`.
+pub enum StmtKind<'a> {
+    Import(Vec<ImportName<'a>>),
+    ImportFrom {
+        module: Option<&'a str>,
+        level: u32,
+        names: Vec<ImportName<'a>>,
+    },
+    Assign {
+        targets: Exprs<'a>,
+        value: Expr<'a>,
+    },
+    AugAssign {
+        target: Expr<'a>,
+        op: BinOp,
+        value: Expr<'a>,
+    },
+    For {
+        target: Expr<'a>,
+        iter: Expr<'a>,
+        body: Block<'a>,
+        orelse: Block<'a>,
+    },
+    With {
+        items: Vec<(Expr<'a>, Option<Expr<'a>>)>,
+        body: Block<'a>,
+    },
+    /// `def` or `class`: the name is bound in the enclosing scope, the body runs in its own.
+    Def {
+        name: &'a str,
+        params: Vec<&'a str>,
+        body: Block<'a>,
+        is_class: bool,
+    },
+    Return(Option<Expr<'a>>),
+    Other,
+}
+
+impl<'a> Stmt<'a> {
+    pub fn start(self) -> u32 {
+        self.0.start().to_u32()
+    }
+
+    pub fn kind(self) -> StmtKind<'a> {
+        match self.0 {
+            ast::Stmt::Import(s) => StmtKind::Import(s.names.iter().map(import_name).collect()),
+            ast::Stmt::ImportFrom(s) => StmtKind::ImportFrom {
+                module: s.module.as_ref().map(|m| m.id.as_str()),
+                level: s.level,
+                names: s.names.iter().map(import_name).collect(),
+            },
+            ast::Stmt::Assign(s) => StmtKind::Assign {
+                targets: Exprs(&s.targets),
+                value: Expr(&s.value),
+            },
+            ast::Stmt::AnnAssign(s) => match &s.value {
+                Some(value) => StmtKind::Assign {
+                    targets: Exprs(std::slice::from_ref(&*s.target)),
+                    value: Expr(value),
+                },
+                None => StmtKind::Other,
+            },
+            ast::Stmt::AugAssign(s) => StmtKind::AugAssign {
+                target: Expr(&s.target),
+                op: bin_op(s.op),
+                value: Expr(&s.value),
+            },
+            ast::Stmt::For(s) => StmtKind::For {
+                target: Expr(&s.target),
+                iter: Expr(&s.iter),
+                body: Block(&s.body),
+                orelse: Block(&s.orelse),
+            },
+            ast::Stmt::With(s) => StmtKind::With {
+                items: s
+                    .items
+                    .iter()
+                    .map(|i| (Expr(&i.context_expr), i.optional_vars.as_deref().map(Expr)))
+                    .collect(),
+                body: Block(&s.body),
+            },
+            ast::Stmt::FunctionDef(s) => StmtKind::Def {
+                name: s.name.id.as_str(),
+                params: param_names(&s.parameters),
+                body: Block(&s.body),
+                is_class: false,
+            },
+            ast::Stmt::ClassDef(s) => StmtKind::Def {
+                name: s.name.id.as_str(),
+                params: Vec::new(),
+                body: Block(&s.body),
+                is_class: true,
+            },
+            ast::Stmt::Return(s) => StmtKind::Return(s.value.as_deref().map(Expr)),
+            _ => StmtKind::Other,
+        }
+    }
+
+    /// Expressions of a `def`/`class` evaluated where it is defined: decorators,
+    /// parameter defaults, base classes.
+    pub fn for_each_header_expr(self, mut each: impl FnMut(Expr<'a>)) {
+        match self.0 {
+            ast::Stmt::FunctionDef(s) => {
+                s.decorator_list
+                    .iter()
+                    .for_each(|d| each(Expr(&d.expression)));
+                s.parameters
+                    .iter_non_variadic_params()
+                    .filter_map(|p| p.default.as_deref())
+                    .for_each(|d| each(Expr(d)));
+            }
+            ast::Stmt::ClassDef(s) => {
+                s.decorator_list
+                    .iter()
+                    .for_each(|d| each(Expr(&d.expression)));
+                if let Some(arguments) = &s.arguments {
+                    arguments.args.iter().for_each(|a| each(Expr(a)));
+                    arguments.keywords.iter().for_each(|k| each(Expr(&k.value)));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Direct children (expressions and nested statements) in source order.
+    pub fn for_each_child(self, each: impl FnMut(Child<'a>)) {
+        walk_stmt(&mut ChildVisitor { each }, self.0);
+    }
+}
+
+/// Parameter names in binding order: positional-only, positional, `*args`, keyword-only,
+/// `**kwargs`.
+fn param_names(parameters: &ast::Parameters) -> Vec<&str> {
+    parameters.iter().map(|p| p.name().id.as_str()).collect()
+}
+
+fn import_name(alias: &ast::Alias) -> ImportName<'_> {
+    ImportName {
+        name: alias.name.id.as_str(),
+        alias: alias.asname.as_ref().map(|a| a.id.as_str()),
+    }
+}
+
+/// Calls `each` for the direct children of a node and does not descend further; the
+/// scanner recurses itself so that it can bound its depth.
+struct ChildVisitor<F> {
+    each: F,
+}
+
+impl<'a, F: FnMut(Child<'a>)> Visitor<'a> for ChildVisitor<F> {
+    fn visit_stmt(&mut self, stmt: &'a ast::Stmt) {
+        (self.each)(Child::Stmt(Stmt(stmt)));
+    }
+
+    fn visit_expr(&mut self, expr: &'a ast::Expr) {
+        (self.each)(Child::Expr(Expr(expr)));
+    }
+}
+
+/// A slice of expressions (list elements, call arguments, assignment targets).
+#[derive(Clone, Copy)]
+pub struct Exprs<'a>(&'a [ast::Expr]);
+
+impl<'a> Exprs<'a> {
+    pub fn is_empty(self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Expr<'a>> {
+        self.0.iter().map(Expr)
+    }
+
+    pub fn len(self) -> usize {
+        self.0.len()
+    }
+}
+
+/// The binary operators constant folding understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Mul,
+    Mod,
+    Div,
+    BitOr,
+    Sub,
+    BitXor,
+    BitAnd,
+    Other,
+}
+
+fn bin_op(op: ast::Operator) -> BinOp {
+    match op {
+        ast::Operator::Add => BinOp::Add,
+        ast::Operator::Mult => BinOp::Mul,
+        ast::Operator::Mod => BinOp::Mod,
+        ast::Operator::Div => BinOp::Div,
+        ast::Operator::BitOr => BinOp::BitOr,
+        ast::Operator::Sub => BinOp::Sub,
+        ast::Operator::BitXor => BinOp::BitXor,
+        ast::Operator::BitAnd => BinOp::BitAnd,
+        _ => BinOp::Other,
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Expr<'a>(&'a ast::Expr);
+
+/// One piece of an f-string: literal text or an interpolated expression.
+pub enum FPart<'a> {
+    Text(&'a str),
+    Value(Expr<'a>),
+}
+
+/// The expressions the evaluator understands; everything else is `Other` and is only
+/// walked for its children.
+pub enum ExprKind<'a> {
+    Name(&'a str),
+    Attribute {
+        value: Expr<'a>,
+        attr: &'a str,
+    },
+    Call(Call<'a>),
+    Str(&'a str),
+    Bytes(Cow<'a, [u8]>),
+    Int(Option<i64>),
+    Bool(bool),
+    NoneLiteral,
+    BinOp {
+        left: Expr<'a>,
+        op: BinOp,
+        right: Expr<'a>,
+    },
+    Subscript {
+        value: Expr<'a>,
+        index: Expr<'a>,
+    },
+    Slice {
+        lower: Option<Expr<'a>>,
+        upper: Option<Expr<'a>>,
+        step: Option<Expr<'a>>,
+    },
+    Negative(Expr<'a>),
+    Sequence(Exprs<'a>),
+    FString(Vec<FPart<'a>>),
+    Named {
+        target: Expr<'a>,
+        value: Expr<'a>,
+    },
+    /// A list, set or generator comprehension: `element for target in iter if ...`.
+    Comprehension {
+        element: Expr<'a>,
+        clauses: Vec<Clause<'a>>,
+    },
+    Lambda {
+        params: Vec<&'a str>,
+        body: Expr<'a>,
+    },
+    Other,
+}
+
+/// One `for target in iter if condition...` clause of a comprehension.
+#[derive(Clone, Copy)]
+pub struct Clause<'a> {
+    pub target: Expr<'a>,
+    pub iter: Expr<'a>,
+    pub conditions: Exprs<'a>,
+}
+
+fn clauses(generators: &[ast::Comprehension]) -> Vec<Clause<'_>> {
+    generators
+        .iter()
+        .map(|g| Clause {
+            target: Expr(&g.target),
+            iter: Expr(&g.iter),
+            conditions: Exprs(&g.ifs),
+        })
+        .collect()
+}
+
+impl<'a> Expr<'a> {
+    pub fn start(self) -> u32 {
+        self.0.start().to_u32()
+    }
+
+    pub fn kind(self) -> ExprKind<'a> {
+        match self.0 {
+            ast::Expr::Name(e) => ExprKind::Name(e.id.as_str()),
+            ast::Expr::Attribute(e) => ExprKind::Attribute {
+                value: Expr(&e.value),
+                attr: e.attr.id.as_str(),
+            },
+            ast::Expr::Call(e) => ExprKind::Call(Call(e)),
+            ast::Expr::StringLiteral(e) => ExprKind::Str(e.value.to_str()),
+            ast::Expr::BytesLiteral(e) => ExprKind::Bytes(bytes_value(&e.value)),
+            ast::Expr::NumberLiteral(e) => match &e.value {
+                ast::Number::Int(i) => ExprKind::Int(i.as_i64()),
+                _ => ExprKind::Other,
+            },
+            ast::Expr::BooleanLiteral(e) => ExprKind::Bool(e.value),
+            ast::Expr::NoneLiteral(_) => ExprKind::NoneLiteral,
+            ast::Expr::BinOp(e) => ExprKind::BinOp {
+                left: Expr(&e.left),
+                op: bin_op(e.op),
+                right: Expr(&e.right),
+            },
+            ast::Expr::UnaryOp(e) if e.op == ast::UnaryOp::USub => {
+                ExprKind::Negative(Expr(&e.operand))
+            }
+            ast::Expr::Subscript(e) => ExprKind::Subscript {
+                value: Expr(&e.value),
+                index: Expr(&e.slice),
+            },
+            ast::Expr::Slice(e) => ExprKind::Slice {
+                lower: e.lower.as_deref().map(Expr),
+                upper: e.upper.as_deref().map(Expr),
+                step: e.step.as_deref().map(Expr),
+            },
+            ast::Expr::List(e) => ExprKind::Sequence(Exprs(&e.elts)),
+            ast::Expr::Tuple(e) => ExprKind::Sequence(Exprs(&e.elts)),
+            ast::Expr::FString(e) => ExprKind::FString(f_parts(&e.value)),
+            ast::Expr::Named(e) => ExprKind::Named {
+                target: Expr(&e.target),
+                value: Expr(&e.value),
+            },
+            ast::Expr::ListComp(e) => ExprKind::Comprehension {
+                element: Expr(&e.elt),
+                clauses: clauses(&e.generators),
+            },
+            ast::Expr::SetComp(e) => ExprKind::Comprehension {
+                element: Expr(&e.elt),
+                clauses: clauses(&e.generators),
+            },
+            ast::Expr::Generator(e) => ExprKind::Comprehension {
+                element: Expr(&e.elt),
+                clauses: clauses(&e.generators),
+            },
+            ast::Expr::Lambda(e) => ExprKind::Lambda {
+                params: e.parameters.as_deref().map(param_names).unwrap_or_default(),
+                body: Expr(&e.body),
+            },
+            _ => ExprKind::Other,
+        }
+    }
+
+    /// Direct children in source order (comprehension clauses, lambda bodies, ...).
+    pub fn for_each_child(self, each: impl FnMut(Child<'a>)) {
+        walk_expr(&mut ChildVisitor { each }, self.0);
+    }
+}
+
+fn bytes_value(value: &ast::BytesLiteralValue) -> Cow<'_, [u8]> {
+    match value.as_slice() {
+        [single] => Cow::Borrowed(&single.value),
+        parts => Cow::Owned(parts.iter().flat_map(|p| p.value.iter().copied()).collect()),
+    }
+}
+
+fn f_parts(value: &ast::FStringValue) -> Vec<FPart<'_>> {
+    let mut parts = Vec::new();
+    for part in value.iter() {
+        match part {
+            ast::FStringPart::Literal(literal) => parts.push(FPart::Text(&literal.value)),
+            ast::FStringPart::FString(f) => {
+                for element in f.elements.iter() {
+                    parts.push(match element {
+                        ast::InterpolatedStringElement::Literal(l) => FPart::Text(&l.value),
+                        ast::InterpolatedStringElement::Interpolation(i) => {
+                            FPart::Value(Expr(&i.expression))
+                        }
+                    });
+                }
+            }
+        }
+    }
+    parts
+}
+
+/// A call: `func(args..., keyword=value...)`.
+#[derive(Clone, Copy)]
+pub struct Call<'a>(&'a ast::ExprCall);
+
+impl<'a> Call<'a> {
+    pub fn func(self) -> Expr<'a> {
+        Expr(&self.0.func)
+    }
+
+    pub fn args(self) -> Exprs<'a> {
+        Exprs(&self.0.arguments.args)
+    }
+
+    /// Keyword arguments; `None` as the name stands for `**mapping`.
+    pub fn keywords(self) -> impl Iterator<Item = (Option<&'a str>, Expr<'a>)> {
+        self.0
+            .arguments
+            .keywords
+            .iter()
+            .map(|k| (k.arg.as_ref().map(|a| a.id.as_str()), Expr(&k.value)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recovering_parse_keeps_statements_after_an_error() {
+        // The parser recovers, so the call after the broken line is still in the tree.
+        let module = parse("x = (\nimport os\nos.system('id')\n");
+        assert!(module.first_syntax_error().is_some());
+        assert!(module.body().iter().count() >= 2);
+    }
+
+    #[test]
+    fn shapes_follow_brackets_and_strings() {
+        // Brackets inside plain strings are not brackets; f-string starts are.
+        let mut shapes = Vec::new();
+        shape_tokens("x = ('(((' , f'{a}')\n", |s| {
+            shapes.push(s);
+            true
+        });
+        let opens = shapes.iter().filter(|s| **s == Shape::Open).count();
+        let closes = shapes.iter().filter(|s| **s == Shape::Close).count();
+        assert_eq!((opens, closes), (3, 3)); // `(`, f-string start, `{`
+    }
+}

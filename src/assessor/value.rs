@@ -1,0 +1,328 @@
+//! What the scanner knows about a run-time value: a dotted name it refers to, folded text,
+//! an integer, a short list, plus taint bits saying where the data came from.
+//!
+//! Used by `scan` (evaluation and name binding) and `calls` (deciding rules). Invariant:
+//! folding is bounded by `limits` (string length, list length, a per-program byte budget).
+
+use std::rc::Rc;
+
+use super::limits::{FOLD_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_FOLDED_STR, MAX_QUALIFIED_NAME};
+
+/// Stands for a part of a string that is only known at run time.
+pub const UNKNOWN_PART: char = '\u{FFFD}';
+
+/// Where a value's data came from, or what kind of object it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Taint(u16);
+
+impl Taint {
+    pub const NONE: Taint = Taint(0);
+    /// Output of a decoder or decompressor (base64, zlib, rot13, hex).
+    pub const DECODED: Taint = Taint(1);
+    /// Data received from the network.
+    pub const NETWORK: Taint = Taint(1 << 1);
+    /// Data read from a credential file.
+    pub const SECRET: Taint = Taint(1 << 2);
+    /// A socket object.
+    pub const SOCKET: Taint = Taint(1 << 3);
+    /// This process's own pid (or a child's, which it may signal).
+    pub const OWN_PID: Taint = Taint(1 << 4);
+    /// A child process object (`subprocess.Popen`).
+    pub const CHILD: Taint = Taint(1 << 5);
+    /// A ctypes handle on libc.
+    pub const LIBC: Taint = Taint(1 << 6);
+    /// A file opened for writing; the value's text is its path.
+    pub const FILE_WRITE: Taint = Taint(1 << 7);
+    /// A `pathlib.Path`; the value's text is the path.
+    pub const PATH: Taint = Taint(1 << 8);
+    /// A ctypes library handle of any kind.
+    pub const NATIVE_LIB: Taint = Taint(1 << 9);
+    /// Text assembled by folding rather than written as one literal.
+    pub const BUILT: Taint = Taint(1 << 10);
+    /// A collection of paths (`glob`, `listdir`, `iterdir`); the text is what each
+    /// element looks like, with unknown parts marked.
+    pub const LISTING: Taint = Taint(1 << 11);
+    /// A process (or processes) this program did not start (`psutil.process_iter()`).
+    pub const FOREIGN_PROCESS: Taint = Taint(1 << 12);
+
+    /// Taint that flows through data transformations (not object identity).
+    const DATA: Taint = Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0);
+
+    pub fn has(self, other: Taint) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn with(self, other: Taint) -> Taint {
+        Taint(self.0 | other.0)
+    }
+
+    /// The part of the taint that survives a transformation of the data.
+    pub fn data(self) -> Taint {
+        Taint(self.0 & Self::DATA.0)
+    }
+
+    pub fn without(self, other: Taint) -> Taint {
+        Taint(self.0 & !other.0)
+    }
+}
+
+/// The shape of a value, as far as the analysis knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Unknown,
+    /// A module or an object inside one, by canonical dotted name (`os.system`).
+    Name(Rc<str>),
+    /// Text; unknown parts are `UNKNOWN_PART`. `exact` is false when any part is unknown.
+    Text {
+        text: Rc<str>,
+        exact: bool,
+    },
+    Int(i64),
+    NoneValue,
+    Seq(Rc<[Value]>),
+    /// A function or lambda defined in the program, by its index in the scanner's table.
+    Function(u32),
+    /// `functools.partial(function, arguments...)`.
+    Partial(Rc<(Value, Vec<Value>)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    pub kind: Kind,
+    pub taint: Taint,
+}
+
+impl Value {
+    pub const UNKNOWN: Value = Value {
+        kind: Kind::Unknown,
+        taint: Taint::NONE,
+    };
+
+    pub fn unknown(taint: Taint) -> Value {
+        Value {
+            kind: Kind::Unknown,
+            taint,
+        }
+    }
+
+    pub fn name(name: &str) -> Value {
+        if name.len() > MAX_QUALIFIED_NAME {
+            return Value::UNKNOWN;
+        }
+        Value {
+            kind: Kind::Name(name.into()),
+            taint: Taint::NONE,
+        }
+    }
+
+    pub fn int(value: i64) -> Value {
+        Value {
+            kind: Kind::Int(value),
+            taint: Taint::NONE,
+        }
+    }
+
+    pub fn tainted(mut self, taint: Taint) -> Value {
+        self.taint = self.taint.with(taint);
+        self
+    }
+
+    pub fn qualified_name(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Name(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The text when every part of it is known.
+    pub fn exact_text(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Text { text, exact: true } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The text with unknown parts marked, if this is text at all.
+    pub fn text(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Text { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self.kind {
+            Kind::Int(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    pub fn items(&self) -> Option<&[Value]> {
+        match &self.kind {
+            Kind::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// True when the value is fully known at analysis time (no run-time input).
+    pub fn is_constant(&self) -> bool {
+        match &self.kind {
+            Kind::Text { exact, .. } => *exact,
+            Kind::Int(_) | Kind::NoneValue => true,
+            Kind::Seq(items) => items.iter().all(Value::is_constant),
+            Kind::Unknown | Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => false,
+        }
+    }
+
+    /// What iterating over this value yields: an element of a listing or a list, a process
+    /// of a process listing; otherwise an unknown value with the data taint.
+    pub fn element(&self) -> Value {
+        let taint = self.deep_taint();
+        let kept = taint.data().with(Taint(
+            taint.0 & (Taint::FOREIGN_PROCESS.0 | Taint::PATH.0 | Taint::SECRET.0),
+        ));
+        match &self.kind {
+            Kind::Text { text, .. } if self.taint.has(Taint::LISTING) => Value {
+                kind: Kind::Text {
+                    text: text.clone(),
+                    exact: false,
+                },
+                taint: kept.with(Taint::BUILT),
+            },
+            Kind::Seq(items) if items.len() == 1 => items[0].clone(),
+            _ => Value::unknown(kept.without(Taint::PATH)),
+        }
+    }
+
+    /// All taint in this value and, for lists, in its items.
+    pub fn deep_taint(&self) -> Taint {
+        self.items()
+            .unwrap_or(&[])
+            .iter()
+            .fold(self.taint, |t, item| t.with(item.deep_taint()))
+    }
+}
+
+/// What one list element is charged against the fold budget.
+const ITEM_COST_BYTES: usize = 16;
+
+/// Builds folded strings and lists within the per-program budget.
+#[derive(Default)]
+pub struct Folder {
+    spent: usize,
+}
+
+/// One piece of text being assembled.
+pub enum Piece<'v> {
+    Known(&'v str),
+    Unknown,
+}
+
+impl Folder {
+    /// Text from a literal (charged to the budget like any other fold).
+    pub fn literal(&mut self, text: &str) -> Value {
+        let mut value = self.join([Piece::Known(text)], Taint::NONE);
+        value.taint = Taint::NONE;
+        value
+    }
+
+    /// Concatenates pieces; unknown pieces become `UNKNOWN_PART`. Past the length cap or
+    /// the budget the result is an unknown value carrying the taint.
+    pub fn join<'v>(&mut self, pieces: impl IntoIterator<Item = Piece<'v>>, taint: Taint) -> Value {
+        let mut text = String::new();
+        let mut exact = true;
+        for piece in pieces {
+            match piece {
+                Piece::Known(part) => {
+                    exact &= !part.contains(UNKNOWN_PART);
+                    text.push_str(part);
+                }
+                Piece::Unknown => {
+                    exact = false;
+                    if !text.ends_with(UNKNOWN_PART) {
+                        text.push(UNKNOWN_PART);
+                    }
+                }
+            }
+            if text.len() > MAX_FOLDED_STR {
+                return Value::unknown(taint);
+            }
+        }
+        self.spent += text.len();
+        if self.spent > FOLD_BUDGET_BYTES {
+            return Value::unknown(taint);
+        }
+        Value {
+            kind: Kind::Text {
+                text: text.into(),
+                exact,
+            },
+            taint: taint.with(Taint::BUILT),
+        }
+    }
+
+    /// A list or tuple; too long a list keeps only its taint.
+    pub fn seq(&mut self, items: Vec<Value>) -> Value {
+        let taint = items
+            .iter()
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint()));
+        self.spent += items.len() * ITEM_COST_BYTES;
+        if items.len() > MAX_FOLDED_ITEMS || self.spent > FOLD_BUDGET_BYTES {
+            return Value::unknown(taint.data());
+        }
+        Value {
+            kind: Kind::Seq(items.into()),
+            taint: Taint::NONE,
+        }
+    }
+}
+
+/// A value's contribution to a joined string.
+pub fn piece(value: &Value) -> Piece<'_> {
+    match &value.kind {
+        Kind::Text { text, .. } => Piece::Known(text),
+        _ => Piece::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joining_known_text_is_exact() {
+        // "sys" + "tem" folds to the exact string "system".
+        let mut folder = Folder::default();
+        let value = folder.join([Piece::Known("sys"), Piece::Known("tem")], Taint::NONE);
+        assert_eq!(value.exact_text(), Some("system"));
+    }
+
+    #[test]
+    fn unknown_parts_are_marked_and_not_exact() {
+        // A run-time part leaves a marker so paths like "<?>/.bashrc" still match suffixes.
+        let mut folder = Folder::default();
+        let value = folder.join([Piece::Unknown, Piece::Known("/.bashrc")], Taint::NONE);
+        assert_eq!(value.exact_text(), None);
+        assert_eq!(value.text(), Some("\u{FFFD}/.bashrc"));
+    }
+
+    #[test]
+    fn budget_stops_runaway_folding() {
+        // Repeated doubling cannot build more than the fold budget in total.
+        let mut folder = Folder::default();
+        let chunk = "a".repeat(MAX_FOLDED_STR / 2);
+        let mut last = Value::UNKNOWN;
+        for _ in 0..100 {
+            last = folder.join([Piece::Known(&chunk), Piece::Known(&chunk)], Taint::NONE);
+        }
+        assert_eq!(last.kind, Kind::Unknown);
+    }
+
+    #[test]
+    fn data_taint_survives_but_object_taint_does_not() {
+        // Transforming socket data keeps "network" but not "is a socket".
+        let taint = Taint::NETWORK.with(Taint::SOCKET);
+        assert!(taint.data().has(Taint::NETWORK));
+        assert!(!taint.data().has(Taint::SOCKET));
+    }
+}
