@@ -1,0 +1,50 @@
+//! The audit log: an append-only, hash-chained, CRC-framed record of everything that
+//! happened to every request, kept so it can be checked entry by entry later (in court),
+//! whose entries are the leaves of an RFC 6962 Merkle tree under signed checkpoints.
+//! The AuditChain actor is its single writer.
+//!
+//! # Layout
+//! - [`entry`]: one entry and its deterministic binary encoding; the entry hash (no I/O).
+//! - [`stored`]: the stored form of a record (outputs as digests) that goes in the body (no I/O).
+//! - [`frame`]: segment header and `len | crc32c | payload` frames over byte slices (no I/O).
+//! - [`chain`]: the hash chain: next index, previous hash, head (no I/O).
+//! - [`merkle`]: the RFC 6962 tree: roots, inclusion and consistency proofs (no I/O).
+//! - [`checkpoint`]: C2SP checkpoints and Ed25519 signed notes, keys as text (no I/O).
+//! - [`keyfile`]: the signing key file (0600), created on first open.
+//! - [`checkpoints`]: the append-only store of every signed checkpoint.
+//! - [`recent`]: recently appended event ids, to append a redelivered event once.
+//! - [`segment`]: segment files: naming, listing, creating, the active segment's writer.
+//! - [`verify`]: walks the log on disk and names the first entry that does not check out.
+//! - [`log`]: `AuditLog`, the writer: open with crash recovery, append, group-commit sync.
+//! - [`read`]: entries decoded for people (`cordon audit show`).
+//! - [`proofs`]: inclusion and consistency proofs from a log on disk (`cordon audit prove`).
+//!
+//! # On disk
+//! `<dir>/lock` (held by the writer), `<dir>/signing.key`, `<dir>/checkpoints` (frames of
+//! signed notes) and `<dir>/segments/<first index:020>.seg`. A segment
+//! is a 20-byte header (`CRDNAUDT`, format u32, first index u64) then frames
+//! `len u32 LE | crc32c(payload) u32 LE | payload`; each payload is one encoded [`Entry`].
+
+pub mod actor;
+pub mod chain;
+pub mod checkpoint;
+pub mod checkpoints;
+pub mod entry;
+pub mod frame;
+pub mod keyfile;
+pub mod log;
+pub mod merkle;
+pub mod proofs;
+pub mod read;
+pub mod recent;
+pub mod segment;
+pub mod stored;
+pub mod verify;
+
+pub use entry::{entry_hash, Entry, EntryHash};
+pub use log::{Appended, AuditError, AuditLog, LogOptions, Recovery, Signed};
+pub use read::{read_entries, StoredEntry};
+pub use verify::{
+    verify, verify_with, CheckpointProblem, Problem, TornTail, VerifyError, VerifyOptions,
+    VerifyReport,
+};

@@ -1,0 +1,192 @@
+//! The command line, declared with clap: nothing but declarations. The first line of each
+//! doc comment is the short help. `commands` runs what is parsed here.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::node::Role;
+
+/// Run untrusted Python in hardened, watched, audited Docker containers.
+#[derive(Debug, Parser)]
+#[command(name = "cordon", version, about, long_about = None)]
+pub struct Cli {
+    /// Settings file (TOML) overriding config/default.toml; CORDON__SECTION__KEY overrides both.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Directory for the audit log, keys and the embedded NATS store.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run all five actors in this process (starts nats-server unless --nats is given).
+    Up {
+        /// NATS server to use instead of starting one.
+        #[arg(long, value_name = "URL")]
+        nats: Option<String>,
+    },
+    /// Run chosen actors in this process against a NATS server, so each scales on its own.
+    Serve {
+        /// Actor(s) to run; repeat for several.
+        #[arg(long, required = true, value_enum)]
+        role: Vec<Role>,
+        /// NATS server to connect to.
+        #[arg(long, value_name = "URL")]
+        nats: String,
+    },
+    /// Run a Python file in a sandbox and print its output (or the result as JSON).
+    Exec(ExecArgs),
+    /// Build and inspect the sandbox image.
+    Image {
+        #[command(subcommand)]
+        command: ImageCommand,
+    },
+    /// Check Docker, the image, nats-server and the runtime, and say what to fix.
+    Doctor,
+    /// Read and check the audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+    /// Assess Python files statically and report findings (nothing is run).
+    Assess(AssessArgs),
+    /// Make an Ed25519 key pair for signing override grants.
+    Keygen(KeygenArgs),
+    /// Release a BLOCKED request with a signed grant, then wait for its run result.
+    Override(OverrideArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AssessArgs {
+    /// Python files to assess.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Who wrote the code: the assistant itself (self) or anyone else (external).
+    #[arg(long, default_value = "external", value_parser = ["self", "external"])]
+    pub origin: String,
+    /// Output: text for people, a JSON array, or SARIF 2.1.0 for code-scanning tools.
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "sarif"])]
+    pub format: String,
+    /// Exit 1 when any file is at this level or above ("never": only errors fail).
+    #[arg(long, value_name = "LEVEL", default_value = "high",
+          value_parser = ["low", "medium", "high", "blocked", "never"])]
+    pub fail_on: String,
+}
+
+#[derive(Debug, Args)]
+pub struct KeygenArgs {
+    /// Where to write the private key (mode 0600); the public key goes to FILE.pub.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Replace existing key files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OverrideArgs {
+    /// The id of the held (BLOCKED) request.
+    #[arg(value_name = "REQUEST_ID")]
+    pub request_id: String,
+    /// Why this code may run anyway; kept in the audit log.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// Private key made by `cordon keygen`; its public key must be in overrides.operator_keys.
+    #[arg(long, value_name = "FILE")]
+    pub key: PathBuf,
+    /// Who is overriding (default: $USER); kept in the audit log.
+    #[arg(long, value_name = "NAME")]
+    pub operator: Option<String>,
+    /// NATS server of the running cordon (default: nats.url from the settings).
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
+    /// How long the grant stays valid, in seconds (at most overrides.max_grant_ttl_secs).
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    pub ttl: u64,
+    /// How long to wait for the decision and the run result, in seconds.
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    pub wait: f64,
+    /// Print the run result as JSON instead of the program's output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// Python file to run, or - for standard input.
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// How much the code's source is trusted; picks the base limits.
+    #[arg(long, default_value = "untrusted", value_parser = ["untrusted", "unknown", "trusted"])]
+    pub trust: String,
+    /// Who wrote the code: the assistant itself (self) or anyone else (external).
+    #[arg(long, default_value = "external", value_parser = ["self", "external"])]
+    pub origin: String,
+    /// Wall-clock deadline in seconds (at most what the trust level allows).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Print the whole result document as JSON instead of the program's output.
+    #[arg(long)]
+    pub json: bool,
+    /// NATS server of a running cordon; without it the pipeline runs embedded for this request.
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
+    /// How long to wait for the result, in seconds (queueing included).
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    pub wait: f64,
+    /// Use this request id instead of a fresh ULID (resubmitting an id is deduplicated).
+    #[arg(long, value_name = "ID")]
+    pub request_id: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImageCommand {
+    /// Build the sandbox image from Debian's packages (debootstrap, then docker import).
+    Build {
+        /// Do nothing when the image is already present.
+        #[arg(long)]
+        if_missing: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Recompute chain, Merkle tree and checkpoint signatures; exit non-zero naming the first bad entry.
+    Verify {
+        /// A signed checkpoint kept elsewhere: the log must be consistent with it.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<PathBuf>,
+        /// The public key (note verifier text) checkpoints must be signed by; default: the log's.
+        #[arg(long, value_name = "KEY")]
+        key: Option<String>,
+    },
+    /// Print the latest signed checkpoint.
+    Checkpoint,
+    /// Print a proof that entry INDEX is in the tree of the latest checkpoint (JSON).
+    Prove {
+        #[arg(value_name = "INDEX")]
+        index: u64,
+    },
+    /// Print a proof that the tree of OLD entries is a prefix of the tree of NEW (JSON).
+    Consistency {
+        #[arg(value_name = "OLD")]
+        old: u64,
+        #[arg(value_name = "NEW")]
+        new: u64,
+    },
+    /// Print the public key checkpoints are signed with (note verifier format).
+    Pubkey,
+    /// Print entries for people, one JSON object per line.
+    Show {
+        /// Only entries of this request.
+        #[arg(long, value_name = "ID")]
+        request: Option<String>,
+        /// Only entries at or after TIME: Unix milliseconds, or an age such as 90s, 15m, 2h, 7d.
+        #[arg(long, value_name = "TIME")]
+        since: Option<String>,
+    },
+}

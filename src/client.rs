@@ -1,0 +1,112 @@
+//! The typed client: submit an `ExecRequest` and wait for its `ExecResult`. `cordon exec`
+//! uses it; so can any Rust program. It subscribes to the result subject before
+//! submitting, and falls back to the results stream if the live message was missed.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use crate::bus::streams::StreamKind;
+use crate::bus::trace::TraceContext;
+use crate::bus::{Bus, BusError};
+use crate::config::NatsSettings;
+use crate::protocol::exec::{ExecRequest, ExecResult};
+use crate::protocol::{decode, now_ms, CodecError, Envelope, Subject};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(transparent)]
+    Bus(#[from] BusError),
+    #[error("result of {request_id} is unreadable: {source}")]
+    BadResult {
+        request_id: String,
+        source: CodecError,
+    },
+    #[error("no result for {request_id} within {waited:?}; it may still be queued or running")]
+    TimedOut {
+        request_id: String,
+        waited: Duration,
+    },
+}
+
+/// A connection that submits requests and waits for results.
+pub struct Client {
+    bus: Bus,
+}
+
+impl Client {
+    /// Connects and makes sure the streams exist.
+    pub async fn connect(url: &str, settings: &NatsSettings) -> Result<Client, ClientError> {
+        let bus = Bus::connect(url, "cordon-client", settings).await?;
+        bus.ensure_streams().await?;
+        Ok(Client { bus })
+    }
+
+    /// A fresh request id (a ULID).
+    pub fn new_request_id() -> String {
+        ulid::Ulid::new().to_string()
+    }
+
+    /// Submits a request; resubmitting the same id within the duplicate window is a no-op.
+    pub async fn submit(&self, request_id: &str, request: &ExecRequest) -> Result<(), ClientError> {
+        let envelope = Envelope::new(request_id, now_ms(), request.clone());
+        let trace = TraceContext::for_request(request_id);
+        self.bus
+            .publish_durable(&Subject::ExecSubmit, request_id, &trace, &envelope)
+            .await?;
+        Ok(())
+    }
+
+    /// Submits a request and waits up to `wait` for its result.
+    pub async fn run(
+        &self,
+        request_id: &str,
+        request: &ExecRequest,
+        wait: Duration,
+    ) -> Result<ExecResult, ClientError> {
+        let subject = Subject::ExecResult {
+            request_id: request_id.to_string(),
+        };
+        let mut live = self.bus.subscribe(subject.to_subject()).await?;
+        self.submit(request_id, request).await?;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let poll_until = (tokio::time::Instant::now() + Duration::from_secs(2)).min(deadline);
+            match tokio::time::timeout_at(poll_until, live.next()).await {
+                Ok(Some(message)) => return self.parse(request_id, &message.payload),
+                Ok(None) | Err(_) => {
+                    // Missed the live message (reconnect)? The results stream keeps it.
+                    if let Some(result) = self.stored_result(request_id).await? {
+                        return Ok(result);
+                    }
+                }
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(ClientError::TimedOut {
+                    request_id: request_id.into(),
+                    waited: wait,
+                });
+            }
+        }
+    }
+
+    /// The stored result of a request, if it has finished.
+    pub async fn stored_result(&self, request_id: &str) -> Result<Option<ExecResult>, ClientError> {
+        let subject = Subject::ExecResult {
+            request_id: request_id.to_string(),
+        };
+        match self.bus.last_message(StreamKind::Results, &subject).await? {
+            Some(payload) => self.parse(request_id, &payload).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn parse(&self, request_id: &str, payload: &[u8]) -> Result<ExecResult, ClientError> {
+        decode::<ExecResult>(payload)
+            .map(|envelope| envelope.body)
+            .map_err(|source| ClientError::BadResult {
+                request_id: request_id.into(),
+                source,
+            })
+    }
+}

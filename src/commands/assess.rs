@@ -1,0 +1,104 @@
+//! `cordon assess FILE...`: assesses files statically, in process (nothing runs, no NATS),
+//! and prints text, a JSON array or SARIF 2.1.0. Exit status (documented in the README):
+//! `0` no finding at or above `--fail-on`, `1` at least one, `2` bad usage or a file that
+//! could not be read (the readable ones are still reported).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::EXIT_USAGE;
+use crate::assessor::external;
+use crate::assessor::output::{self, FileReport};
+use crate::cli::AssessArgs;
+use crate::config::Settings;
+use crate::protocol::assessor::{Level, Origin};
+
+/// Some file is at or above the `--fail-on` level.
+pub const EXIT_FINDINGS: u8 = 1;
+
+pub fn assess(settings: &Settings, args: AssessArgs) -> ExitCode {
+    let origin = Origin::parse(&args.origin).unwrap_or(Origin::External);
+    let mut reports = Vec::with_capacity(args.files.len());
+    let mut unreadable = false;
+    for path in &args.files {
+        match read_source(path) {
+            Ok(source) => reports.push(assess_one(path, &source, origin, settings)),
+            Err(message) => {
+                eprintln!("cordon: {message}");
+                unreadable = true;
+            }
+        }
+    }
+    if !print(&reports, &args.format) {
+        return ExitCode::from(EXIT_USAGE);
+    }
+    exit_status(&reports, &args.fail_on, unreadable)
+}
+
+fn assess_one(path: &Path, source: &str, origin: Origin, settings: &Settings) -> FileReport {
+    let (assessment, analysers) =
+        external::assess(source, origin, &settings.security, &settings.analysers);
+    FileReport {
+        path: path.display().to_string(),
+        assessment,
+        analysers,
+    }
+}
+
+/// The file as UTF-8 text, or a one-line reason naming it.
+fn read_source(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "cannot assess {}: not UTF-8 text (first bad byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Prints the reports; false when they could not be serialized.
+fn print(reports: &[FileReport], format: &str) -> bool {
+    let text = match format {
+        "json" => serde_json::to_string_pretty(&output::json(reports)),
+        "sarif" => serde_json::to_string_pretty(&output::sarif(reports)),
+        _ => Ok(output::text(reports).trim_end().to_string()),
+    };
+    match text {
+        Ok(text) => {
+            if !text.is_empty() {
+                super::out(&text);
+            }
+            true
+        }
+        Err(error) => {
+            eprintln!("cordon: cannot print the report: {error}");
+            false
+        }
+    }
+}
+
+fn exit_status(reports: &[FileReport], fail_on: &str, unreadable: bool) -> ExitCode {
+    if unreadable {
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let threshold = match fail_on {
+        "low" => Some(Level::Low),
+        "medium" => Some(Level::Medium),
+        "high" => Some(Level::High),
+        "blocked" => Some(Level::Blocked),
+        _ => None,
+    };
+    // A file with no findings is LOW but never fails, not even `--fail-on low`.
+    let failing = threshold.is_some_and(|t| {
+        reports
+            .iter()
+            .flat_map(|r| &r.assessment.findings)
+            .any(|f| f.severity >= t)
+    });
+    if failing {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,190 @@
+//! `cordon exec FILE|-`: submit one program and print how it ended. With `--nats` it talks to
+//! a running cordon; without, it starts the whole pipeline (nats-server included) for this
+//! one request and stops it afterwards. Exit status: the program's own when it completed,
+//! otherwise one of the `EXIT_*` codes below (documented in the README).
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{EXIT_UNAVAILABLE, EXIT_USAGE};
+use crate::cli::ExecArgs;
+use crate::client::Client;
+use crate::config::Settings;
+use crate::node::embedded::EmbeddedNats;
+use crate::node::{lock_data_dir, run_roles, Role};
+use crate::protocol::exec::{ExecRequest, ExecResult, Status};
+use crate::shutdown;
+
+/// The sandbox was killed for breaking a limit.
+pub const EXIT_VIOLATION: u8 = 124;
+/// The assessment was BLOCKED; nothing ran.
+pub const EXIT_BLOCKED: u8 = 77;
+/// cordon could not run the program (see the error).
+pub const EXIT_FAILED: u8 = 70;
+
+pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
+    let code = match read_program(&args.file, settings.caps.max_code_bytes) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("cordon: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let request = ExecRequest {
+        code: serde_bytes::ByteBuf::from(code),
+        trust: Some(args.trust.clone()),
+        origin: Some(args.origin.clone()),
+        timeout_ms: args.timeout.map(|s| (s * 1000.0).max(1.0) as u64),
+        client: Some("cordon-cli".into()),
+    };
+    let request_id = args
+        .request_id
+        .clone()
+        .unwrap_or_else(Client::new_request_id);
+    let wait = Duration::from_secs_f64(args.wait.max(1.0));
+    let outcome = match &args.nats {
+        Some(url) => submit_and_wait(&settings, url, &request_id, &request, wait).await,
+        None => run_embedded(settings.clone(), &request_id, &request, wait).await,
+    };
+    match outcome {
+        Ok(result) => report(&result, args.json),
+        Err(message) => {
+            eprintln!("cordon: {message}");
+            ExitCode::from(EXIT_UNAVAILABLE)
+        }
+    }
+}
+
+/// Reads the program, refusing to hold more than the configured code cap in memory.
+fn read_program(file: &str, max_bytes: u64) -> Result<Vec<u8>, String> {
+    let name = if file == "-" { "standard input" } else { file };
+    let source: Box<dyn Read> = if file == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(file).map_err(|e| format!("cannot read {file}: {e}"))?)
+    };
+    let mut code = Vec::new();
+    source
+        .take(max_bytes + 1)
+        .read_to_end(&mut code)
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if code.len() as u64 > max_bytes {
+        return Err(format!(
+            "{name} is larger than the {max_bytes}-byte limit (caps.max_code_bytes)"
+        ));
+    }
+    Ok(code)
+}
+
+async fn submit_and_wait(
+    settings: &Settings,
+    url: &str,
+    request_id: &str,
+    request: &ExecRequest,
+    wait: Duration,
+) -> Result<ExecResult, String> {
+    let client = Client::connect(url, &settings.nats)
+        .await
+        .map_err(|e| e.to_string())?;
+    client
+        .run(request_id, request, wait)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Starts nats-server (throwaway store) and all five actors, runs one request, stops all.
+async fn run_embedded(
+    settings: Arc<Settings>,
+    request_id: &str,
+    request: &ExecRequest,
+    wait: Duration,
+) -> Result<ExecResult, String> {
+    let _lock = lock_data_dir(&settings.data_dir()).map_err(|e| e.to_string())?;
+    // One request: warm sandboxes would only be made to be thrown away.
+    let mut one_shot = (*settings).clone();
+    one_shot.pool = crate::config::PoolSettings::disabled();
+    let settings = Arc::new(one_shot);
+    let store = tempfile::Builder::new()
+        .prefix("cordon-exec-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary NATS store: {e}"))?;
+    let server = EmbeddedNats::start(&settings, store.path())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (trigger, listener) = shutdown::channel();
+    let node = actix_rt::spawn({
+        let (settings, url) = (settings.clone(), server.url().to_string());
+        async move { run_roles(settings, &Role::ALL, &url, listener).await }
+    });
+    let mut node = std::pin::pin!(node);
+    let (result, node_ended) = tokio::select! {
+        result = submit_and_wait(&settings, server.url(), request_id, request, wait) => (result, false),
+        stopped = &mut node => (Err(match stopped {
+            Ok(Err(error)) => format!("the embedded pipeline stopped: {error}"),
+            _ => "the embedded pipeline stopped before the result arrived".to_string(),
+        }), true),
+    };
+    trigger.trigger();
+    if !node_ended {
+        let _ = tokio::time::timeout(Duration::from_secs(20), node).await;
+    }
+    server.stop().await;
+    result
+}
+
+/// Prints the result and picks the exit status (`cordon override` reuses it).
+pub(super) fn report(result: &ExecResult, json: bool) -> ExitCode {
+    if json {
+        match serde_json::to_string_pretty(result) {
+            Ok(text) => {
+                super::out(&text);
+            }
+            Err(e) => eprintln!("cordon: cannot print the result: {e}"),
+        }
+    } else {
+        print_for_people(result);
+    }
+    match result.status {
+        Status::Completed => ExitCode::from(result.exit_code.unwrap_or(0).clamp(0, 255) as u8),
+        Status::Violation => ExitCode::from(EXIT_VIOLATION),
+        Status::Blocked => ExitCode::from(EXIT_BLOCKED),
+        Status::Rejected => ExitCode::from(EXIT_USAGE),
+        Status::Failed => ExitCode::from(EXIT_FAILED),
+    }
+}
+
+fn print_for_people(result: &ExecResult) {
+    let _ = std::io::stdout().write_all(result.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(result.stderr.as_bytes());
+    let line = match result.status {
+        Status::Completed => return,
+        Status::Violation => match &result.violation {
+            Some(v) => format!("killed: {} limit: {}", v.kind.as_str(), v.detail),
+            None => "killed for a violation".into(),
+        },
+        Status::Blocked => {
+            let findings = result.assessment.iter().flat_map(|a| &a.findings);
+            let reasons: Vec<String> = findings
+                .map(|f| format!("{} line {}: {}", f.rule, f.line, f.message))
+                .collect();
+            format!("blocked, not run: {}", reasons.join("; "))
+        }
+        Status::Rejected | Status::Failed => match &result.error {
+            Some(e) => format!("{}: {} ({})", status_word(result.status), e.message, e.code),
+            None => status_word(result.status).into(),
+        },
+    };
+    eprintln!("cordon: {line}");
+}
+
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Completed => "completed",
+        Status::Violation => "violation",
+        Status::Blocked => "blocked",
+        Status::Rejected => "rejected",
+        Status::Failed => "failed",
+    }
+}

@@ -1,0 +1,100 @@
+//! Runs what the command line asked for: loads settings, sets up logging, and starts the
+//! actix system that every command runs in. One file per command.
+
+mod assess;
+mod audit;
+mod doctor;
+mod exec;
+mod image;
+mod keygen;
+mod override_cmd;
+mod up;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::cli::{Cli, Command};
+use crate::config::Settings;
+
+/// Exit status for bad usage or input (as clap uses too).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status when cordon itself cannot work (NATS, Docker, image missing...).
+pub const EXIT_UNAVAILABLE: u8 = 69;
+
+/// Prints one line on stdout. Returns false once the reader has gone away (`| head`): that
+/// ends the output quietly instead of panicking as `println!` would.
+fn out(line: &str) -> bool {
+    use std::io::Write;
+    writeln!(std::io::stdout().lock(), "{line}").is_ok()
+}
+
+/// Entry point of the binary.
+pub fn run(cli: Cli) -> ExitCode {
+    install_panic_hook();
+    let settings = match load_settings(&cli) {
+        Ok(settings) => Arc::new(settings),
+        Err(error) => {
+            eprintln!("cordon: {error}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    init_logging(&settings, is_quiet(&cli.command));
+    let system = actix_rt::System::new();
+    system.block_on(dispatch(cli.command, settings))
+}
+
+async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
+    match command {
+        Command::Up { nats } => up::up(settings, nats).await,
+        Command::Serve { role, nats } => up::serve(settings, &role, &nats).await,
+        Command::Exec(args) => exec::exec(settings, args).await,
+        Command::Doctor => doctor::doctor(&settings).await,
+        Command::Audit { command } => audit::audit(&settings, command),
+        Command::Image { command } => image::image(&settings, command).await,
+        Command::Assess(args) => assess::assess(&settings, args),
+        Command::Keygen(args) => keygen::keygen(args),
+        Command::Override(args) => override_cmd::override_request(settings, args).await,
+    }
+}
+
+fn load_settings(cli: &Cli) -> Result<Settings, crate::config::ConfigError> {
+    let mut settings = Settings::load(cli.config.as_deref())?;
+    if let Some(dir) = &cli.data_dir {
+        settings.node.data_dir = dir.to_string_lossy().into_owned();
+    }
+    Ok(settings)
+}
+
+/// Commands whose output is for people or scripts log only warnings unless RUST_LOG says.
+fn is_quiet(command: &Command) -> bool {
+    !matches!(command, Command::Up { .. } | Command::Serve { .. })
+}
+
+fn init_logging(settings: &Settings, quiet: bool) {
+    use tracing_subscriber::EnvFilter;
+    let default = if quiet {
+        "warn"
+    } else {
+        settings.log.filter.as_str()
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if settings.log.format == "json" {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}
+
+/// A panic ends the process (after logging it), so a process manager restarts it and
+/// unacknowledged work is redelivered: no actor limps on with a dead task.
+fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracing::error!(panic = %info, "panic; ending the process");
+        default(info);
+        std::process::abort();
+    }));
+}

@@ -1,0 +1,132 @@
+//! `cordon doctor`'s checks: Docker, the sandbox image, the OCI runtime, nats-server, the
+//! data directory. Each check says what it found and, when something is wrong, what to do.
+
+use std::path::Path;
+
+use crate::config::Settings;
+
+/// One check's verdict.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+    /// What to do about it, when not ok.
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn pass(name: &'static str, detail: impl Into<String>) -> Check {
+        Check {
+            name,
+            ok: true,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+
+    fn fail(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name,
+            ok: false,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
+/// Runs every check.
+pub async fn run_checks(settings: &Settings) -> Vec<Check> {
+    let mut checks = Vec::new();
+    match crate::docker::connect().await {
+        Ok(docker) => {
+            checks.push(docker_check(&docker).await);
+            checks.push(image_check(&docker, &settings.sandbox.image).await);
+            checks.push(runtime_check(&docker, &settings.sandbox.runtime).await);
+        }
+        Err(error) => checks.push(Check::fail(
+            "docker",
+            error.to_string(),
+            "start the Docker engine and make sure this user may use its socket",
+        )),
+    }
+    checks.push(nats_check(settings));
+    checks.push(data_dir_check(&settings.data_dir()));
+    checks
+}
+
+async fn docker_check(docker: &bollard::Docker) -> Check {
+    match docker.version().await {
+        Ok(version) => Check::pass(
+            "docker",
+            format!(
+                "engine {} (API {})",
+                version.version.unwrap_or_default(),
+                version.api_version.unwrap_or_default()
+            ),
+        ),
+        Err(error) => Check::fail("docker", error.to_string(), "check the Docker engine"),
+    }
+}
+
+async fn image_check(docker: &bollard::Docker, image: &str) -> Check {
+    match crate::docker::image_exists(docker, image).await {
+        Ok(true) => Check::pass("image", format!("{image} is present")),
+        Ok(false) => Check::fail(
+            "image",
+            format!("{image} is missing"),
+            "build it with `cordon image build` (as root; needs debootstrap from Debian's packages)",
+        ),
+        Err(error) => Check::fail("image", error.to_string(), "check the Docker engine"),
+    }
+}
+
+async fn runtime_check(docker: &bollard::Docker, runtime: &str) -> Check {
+    let runtimes = match docker.info().await {
+        Ok(info) => info.runtimes.unwrap_or_default(),
+        Err(error) => return Check::fail("runtime", error.to_string(), "check the Docker engine"),
+    };
+    if runtimes.contains_key(runtime) {
+        return Check::pass("runtime", format!("{runtime} is registered with Docker"));
+    }
+    let known: Vec<&String> = runtimes.keys().collect();
+    Check::fail(
+        "runtime",
+        format!("{runtime} is not registered with Docker (it has {known:?})"),
+        format!(
+            "install and register {runtime} in /etc/docker/daemon.json, or set sandbox.runtime = \"runc\""
+        ),
+    )
+}
+
+fn nats_check(settings: &Settings) -> Check {
+    if !settings.nats.url.is_empty() {
+        return Check::pass("nats", format!("using {}", settings.nats.url));
+    }
+    let bin = &settings.nats.server_bin;
+    match std::process::Command::new(bin).arg("--version").output() {
+        Ok(output) if output.status.success() => {
+            let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            Check::pass("nats", format!("{version} for the embedded server"))
+        }
+        _ => Check::fail(
+            "nats",
+            format!("{bin} is not installed (needed when no nats.url is set)"),
+            "apt-get install nats-server, or point nats.url / --nats at a running server",
+        ),
+    }
+}
+
+fn data_dir_check(dir: &Path) -> Check {
+    let probe = dir.join(".doctor-probe");
+    let writable = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&probe, b"ok"));
+    let _ = std::fs::remove_file(&probe);
+    match writable {
+        Ok(()) => Check::pass("data dir", format!("{} is writable", dir.display())),
+        Err(error) => Check::fail(
+            "data dir",
+            format!("{} is not writable: {error}", dir.display()),
+            "choose another with --data-dir or node.data_dir",
+        ),
+    }
+}

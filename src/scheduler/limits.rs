@@ -1,0 +1,99 @@
+//! Turns trust level, assessment and code size into the limits a job asks for. Pure: the
+//! Scheduler calls it, then `placement` scales the result down to what a host has free.
+
+use crate::config::Settings;
+use crate::protocol::assessor::{Level, TrustLevel};
+use crate::protocol::scheduler::{Limits, Network};
+
+/// Smallest pids limit a Python interpreter can start with.
+const MIN_PIDS: u64 = 8;
+/// Smallest deadline worth starting a container for, in milliseconds.
+const MIN_TIMEOUT_MS: u64 = 100;
+
+/// The limits a job asks for before host capacity is considered.
+pub fn requested_limits(
+    settings: &Settings,
+    trust: TrustLevel,
+    level: Level,
+    code_bytes: u64,
+    requested_timeout_ms: Option<u64>,
+) -> Limits {
+    let base = settings.limits.for_trust(trust);
+    let factor = risk_factor(settings, level);
+    let scale = |value: u64| ((value as f64) * factor) as u64;
+    let code_memory = code_bytes.saturating_mul(settings.assessment.memory_per_code_byte);
+    let memory_bytes = scale(base.memory_bytes)
+        .saturating_add(code_memory)
+        .min(base.memory_bytes);
+    let mut timeout_ms = scale(base.timeout_ms).max(MIN_TIMEOUT_MS);
+    if let Some(asked) = requested_timeout_ms {
+        timeout_ms = timeout_ms.min(asked.max(MIN_TIMEOUT_MS));
+    }
+    Limits {
+        cpus: (base.cpus * factor).max(settings.scheduler.min_cpus),
+        memory_bytes: memory_bytes.max(settings.scheduler.min_memory_bytes),
+        pids: scale(base.pids).max(MIN_PIDS),
+        timeout_ms,
+        network: Network::None,
+        cpu_time_ms: scale(base.cpu_time_ms).max(MIN_TIMEOUT_MS),
+        stdout_bytes: settings.caps.stdout_bytes,
+        stderr_bytes: settings.caps.stderr_bytes,
+        tmpfs_bytes: settings.caps.tmpfs_bytes,
+    }
+}
+
+/// Riskier code runs with less: LOW gets the trust level's limits, MEDIUM and HIGH a share.
+fn risk_factor(settings: &Settings, level: Level) -> f64 {
+    match level {
+        Level::Low => 1.0,
+        Level::Medium => settings.assessment.medium_factor,
+        Level::High | Level::Blocked => settings.assessment.high_factor,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings::load(None).unwrap()
+    }
+
+    #[test]
+    fn trusted_low_risk_code_gets_the_design_limits() {
+        let limits = requested_limits(&settings(), TrustLevel::Trusted, Level::Low, 100, None);
+        assert_eq!(limits.cpus, 2.0);
+        assert_eq!(limits.memory_bytes, 1 << 30);
+        assert_eq!(limits.timeout_ms, 120_000);
+        assert_eq!(limits.network, Network::None);
+    }
+
+    #[test]
+    fn less_trust_and_more_risk_each_tighten_the_limits() {
+        let s = settings();
+        let trusted = requested_limits(&s, TrustLevel::Trusted, Level::Low, 100, None);
+        let untrusted = requested_limits(&s, TrustLevel::Untrusted, Level::Low, 100, None);
+        let risky = requested_limits(&s, TrustLevel::Untrusted, Level::High, 100, None);
+        assert!(untrusted.cpus < trusted.cpus && untrusted.memory_bytes < trusted.memory_bytes);
+        assert!(risky.cpus < untrusted.cpus && risky.timeout_ms < untrusted.timeout_ms);
+        assert!(risky.pids < untrusted.pids);
+    }
+
+    #[test]
+    fn a_requested_timeout_can_only_shorten_the_deadline() {
+        let s = settings();
+        let short = requested_limits(&s, TrustLevel::Untrusted, Level::Low, 1, Some(2_000));
+        let long = requested_limits(&s, TrustLevel::Untrusted, Level::Low, 1, Some(999_000));
+        assert_eq!(short.timeout_ms, 2_000);
+        assert_eq!(long.timeout_ms, s.limits.untrusted.timeout_ms);
+    }
+
+    #[test]
+    fn large_code_gets_memory_to_compile_but_never_past_the_trust_ceiling() {
+        let s = settings();
+        let small = requested_limits(&s, TrustLevel::Untrusted, Level::High, 10, None);
+        let large = requested_limits(&s, TrustLevel::Untrusted, Level::High, 1 << 20, None);
+        assert!(large.memory_bytes > small.memory_bytes);
+        assert!(large.memory_bytes <= s.limits.untrusted.memory_bytes);
+    }
+}

@@ -1,0 +1,226 @@
+//! Chooses a host for a job and scales its limits down to what that host has free, or
+//! says "hold it": never overcommits. Pure; the Scheduler feeds it the hosts' latest load
+//! reports and its own reservations (jobs scheduled but not yet in a report).
+
+use std::collections::HashMap;
+
+use crate::config::SchedulerSettings;
+use crate::protocol::scheduler::Limits;
+use crate::protocol::supervisor::HostLoad;
+
+/// A job the Scheduler has sent to a host and not yet seen in that host's report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reservation {
+    pub request_id: String,
+    pub host: String,
+    pub cpus: f64,
+    pub memory_bytes: u64,
+    pub expires_at_ms: u64,
+}
+
+/// The latest report of each host and when it arrived.
+#[derive(Debug, Default)]
+pub struct Capacity {
+    pub hosts: HashMap<String, (HostLoad, u64)>,
+    pub reservations: Vec<Reservation>,
+}
+
+/// What one host can still give.
+#[derive(Debug, Clone, PartialEq)]
+struct Free {
+    cpus: f64,
+    memory_bytes: u64,
+    job_slots: u32,
+}
+
+impl Capacity {
+    /// Takes a host's report; reservations it now lists are counted through it instead.
+    pub fn record_load(&mut self, load: HostLoad, now_ms: u64) {
+        let listed: Vec<&str> = load.running.iter().map(|j| j.request_id.as_str()).collect();
+        self.reservations
+            .retain(|r| !(r.host == load.host && listed.contains(&r.request_id.as_str())));
+        self.hosts.insert(load.host.clone(), (load, now_ms));
+    }
+
+    /// A job ended: its reservation, if still held, is released.
+    pub fn release(&mut self, request_id: &str) {
+        self.reservations.retain(|r| r.request_id != request_id);
+    }
+
+    /// Picks the host with the most free CPU that fits the job, reserves it there and
+    /// returns the host and the scaled limits; `None` means hold the job.
+    pub fn place(
+        &mut self,
+        request_id: &str,
+        wanted: &Limits,
+        policy: &SchedulerSettings,
+        now_ms: u64,
+    ) -> Option<(String, Limits)> {
+        self.reservations.retain(|r| r.expires_at_ms > now_ms);
+        let (host, free) = self
+            .hosts
+            .iter()
+            .filter(|(_, (_, seen))| now_ms.saturating_sub(*seen) <= policy.host_stale_ms)
+            .map(|(host, (load, _))| (host.clone(), self.free_on(load, policy)))
+            .filter(|(_, free)| fits(free, policy))
+            .max_by(|a, b| a.1.cpus.total_cmp(&b.1.cpus))?;
+        let mut limits = wanted.clone();
+        limits.cpus = wanted.cpus.min(free.cpus);
+        limits.memory_bytes = wanted.memory_bytes.min(free.memory_bytes);
+        self.reservations.push(Reservation {
+            request_id: request_id.to_string(),
+            host: host.clone(),
+            cpus: limits.cpus,
+            memory_bytes: limits.memory_bytes,
+            expires_at_ms: now_ms + limits.timeout_ms + 60_000,
+        });
+        Some((host, limits))
+    }
+
+    fn free_on(&self, load: &HostLoad, policy: &SchedulerSettings) -> Free {
+        let reserved = self.reservations.iter().filter(|r| r.host == load.host);
+        let running_cpus: f64 = load.running.iter().map(|j| j.cpus).sum();
+        let running_memory: u64 = load.running.iter().map(|j| j.memory_bytes).sum();
+        let reserved_cpus: f64 = reserved.clone().map(|r| r.cpus).sum();
+        let reserved_memory: u64 = reserved.clone().map(|r| r.memory_bytes).sum();
+        let jobs = load.running.len() as u32 + reserved.count() as u32;
+        let max_jobs = if policy.max_jobs > 0 {
+            policy.max_jobs
+        } else {
+            load.max_jobs
+        };
+        Free {
+            cpus: load.cpus_total - policy.reserve_cpus - running_cpus - reserved_cpus,
+            memory_bytes: load
+                .memory_total_bytes
+                .saturating_sub(policy.reserve_memory_bytes)
+                .saturating_sub(running_memory)
+                .saturating_sub(reserved_memory),
+            job_slots: max_jobs.saturating_sub(jobs),
+        }
+    }
+}
+
+fn fits(free: &Free, policy: &SchedulerSettings) -> bool {
+    free.job_slots > 0
+        && free.cpus >= policy.min_cpus
+        && free.memory_bytes >= policy.min_memory_bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Settings;
+    use crate::protocol::supervisor::RunningJob;
+
+    const GIB: u64 = 1 << 30;
+
+    fn policy() -> SchedulerSettings {
+        let mut p = Settings::load(None).unwrap().scheduler;
+        p.reserve_cpus = 0.0;
+        p.reserve_memory_bytes = 0;
+        p.max_jobs = 0;
+        p
+    }
+
+    fn wanted(cpus: f64, memory_bytes: u64) -> Limits {
+        let s = Settings::load(None).unwrap();
+        let mut l = crate::scheduler::limits::requested_limits(
+            &s,
+            crate::protocol::assessor::TrustLevel::Trusted,
+            crate::protocol::assessor::Level::Low,
+            1,
+            None,
+        );
+        l.cpus = cpus;
+        l.memory_bytes = memory_bytes;
+        l
+    }
+
+    fn load(
+        host: &str,
+        cpus: f64,
+        memory: u64,
+        max_jobs: u32,
+        running: &[(&str, f64, u64)],
+    ) -> HostLoad {
+        HostLoad {
+            host: host.into(),
+            cpus_total: cpus,
+            memory_total_bytes: memory,
+            max_jobs,
+            running: running
+                .iter()
+                .map(|(id, c, m)| RunningJob {
+                    request_id: (*id).into(),
+                    cpus: *c,
+                    memory_bytes: *m,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_job_is_scaled_down_to_what_the_host_has_free() {
+        let mut capacity = Capacity::default();
+        capacity.record_load(load("h", 2.0, 2 * GIB, 4, &[("a", 1.5, GIB + GIB / 2)]), 0);
+        let (host, limits) = capacity
+            .place("b", &wanted(2.0, GIB), &policy(), 0)
+            .unwrap();
+        assert_eq!(host, "h");
+        assert_eq!(limits.cpus, 0.5);
+        assert_eq!(limits.memory_bytes, GIB / 2);
+    }
+
+    #[test]
+    fn a_full_host_holds_the_job_instead_of_overcommitting() {
+        let mut capacity = Capacity::default();
+        capacity.record_load(load("h", 1.0, 4 * GIB, 1, &[]), 0);
+        assert!(capacity
+            .place("a", &wanted(1.0, GIB), &policy(), 0)
+            .is_some());
+        // "a" is reserved but not yet reported: the one slot is taken.
+        assert!(capacity
+            .place("b", &wanted(1.0, GIB), &policy(), 0)
+            .is_none());
+        capacity.release("a");
+        assert!(capacity
+            .place("b", &wanted(1.0, GIB), &policy(), 0)
+            .is_some());
+    }
+
+    #[test]
+    fn a_reservation_listed_in_a_report_is_counted_once() {
+        let mut capacity = Capacity::default();
+        capacity.record_load(load("h", 2.0, 4 * GIB, 8, &[]), 0);
+        capacity
+            .place("a", &wanted(1.0, GIB), &policy(), 0)
+            .unwrap();
+        capacity.record_load(load("h", 2.0, 4 * GIB, 8, &[("a", 1.0, GIB)]), 10);
+        assert!(capacity.reservations.is_empty());
+        let (_, limits) = capacity
+            .place("b", &wanted(2.0, GIB), &policy(), 10)
+            .unwrap();
+        assert_eq!(limits.cpus, 1.0);
+    }
+
+    #[test]
+    fn stale_hosts_get_no_work_and_the_freest_host_wins() {
+        let mut capacity = Capacity::default();
+        capacity.record_load(load("old", 64.0, 64 * GIB, 8, &[]), 0);
+        capacity.record_load(load("busy", 2.0, 4 * GIB, 8, &[("x", 1.5, GIB)]), 9_000);
+        capacity.record_load(load("idle", 2.0, 4 * GIB, 8, &[]), 9_000);
+        let (host, _) = capacity
+            .place("a", &wanted(1.0, GIB), &policy(), 10_000)
+            .unwrap();
+        assert_eq!(host, "idle");
+    }
+
+    #[test]
+    fn no_report_at_all_means_hold() {
+        let mut capacity = Capacity::default();
+        assert!(capacity
+            .place("a", &wanted(1.0, GIB), &policy(), 0)
+            .is_none());
+    }
+}

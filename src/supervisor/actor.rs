@@ -1,0 +1,445 @@
+//! The ContainerSupervisor actor: pulls `Scheduled` jobs for its host from
+//! `cordon.v1.exec.scheduled.<host>`, runs each in a fresh sandbox, and ends the request
+//! with its result (through the audit log). Around each run it reports lifecycle events to
+//! the audit log, tells the ResourceMonitor (`container.started` / `container.exited`),
+//! obeys its `KillOrder`s, publishes `ViolationEvent`s, and reports its load every second
+//! on `cordon.v1.host.load.<host>`. On start it removes sandboxes a dead predecessor left,
+//! then keeps a warm pool (`[pool]`): a job whose limits are exactly a pooled level's takes
+//! a warm sandbox, any other starts cold. The pool only uses room its jobs leave, and is
+//! closed (every warm sandbox removed) before the actor ends.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bollard::Docker;
+use futures::StreamExt;
+use tokio::sync::{mpsc, Notify};
+
+use super::pool::{pool_classes, pool_room, Held};
+use super::result::result_of_run;
+use super::{reap, run_sandbox_warm, Lifecycle, SandboxError, SandboxSpec};
+use super::{WarmContainer, WarmPool};
+use crate::bus::report::{settle, Reporter, RequestRef};
+use crate::bus::streams::StreamKind;
+use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
+use crate::config::Settings;
+use crate::docker::HostCapacity;
+use crate::node::{ActorEnv, ActorError};
+use crate::protocol::audit::AuditRecord;
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation};
+use crate::protocol::monitor::{KillOrder, UsageSample};
+use crate::protocol::scheduler::Scheduled;
+use crate::protocol::supervisor::{
+    ContainerExited, ContainerStarted, HostLoad, RunningJob, ViolationEvent,
+};
+use crate::protocol::{decode, Envelope, Subject};
+
+const NAME: &str = "supervisor";
+/// How long to wait for the monitor's last sample after a sandbox ends.
+const LAST_SAMPLE_WAIT: Duration = Duration::from_millis(500);
+
+crate::node::task_actor!(
+    /// The ContainerSupervisor as an actix actor: its life is the pull loop below.
+    ContainerSupervisor,
+    NAME,
+    run
+);
+
+/// A job running on this host: what it holds and how to kill it.
+struct Running {
+    cpus: f64,
+    memory_bytes: u64,
+    kill: mpsc::Sender<Violation>,
+}
+
+struct State {
+    bus: Bus,
+    docker: Docker,
+    settings: Arc<Settings>,
+    reporter: Reporter,
+    host: String,
+    capacity: HostCapacity,
+    max_jobs: u32,
+    running: Mutex<HashMap<String, Running>>,
+    load_changed: Notify,
+    /// `None` when no trust level is pooled.
+    pool: Option<WarmPool>,
+}
+
+async fn run(env: ActorEnv) -> Result<(), ActorError> {
+    let fatal = |e: String| ActorError::Fatal(e);
+    let docker = crate::docker::connect()
+        .await
+        .map_err(|e| fatal(e.to_string()))?;
+    let host = env.settings.node.host_id.clone();
+    let reaped = reap(&docker, &host)
+        .await
+        .map_err(|e| fatal(e.to_string()))?;
+    if !reaped.is_empty() {
+        tracing::warn!(
+            count = reaped.len(),
+            ?reaped,
+            "removed sandboxes left by a previous supervisor"
+        );
+    }
+    let capacity = crate::docker::host_capacity(&docker)
+        .await
+        .map_err(|e| fatal(e.to_string()))?;
+    let max_jobs = match env.settings.scheduler.max_jobs {
+        0 => (capacity.cpus * 2.0).ceil().max(1.0) as u32,
+        n => n,
+    };
+    let classes = pool_classes(&env.settings, &host);
+    let pool = (!classes.is_empty())
+        .then(|| WarmPool::start(&docker, classes, pool_room(&env.settings, capacity)));
+    let state = Arc::new(State {
+        bus: env.bus.clone(),
+        docker: docker.clone(),
+        settings: env.settings.clone(),
+        reporter: Reporter::new(env.bus.clone(), NAME, &host),
+        host: host.clone(),
+        capacity,
+        max_jobs,
+        running: Mutex::default(),
+        load_changed: Notify::new(),
+        pool,
+    });
+    let kills = env
+        .bus
+        .subscribe(Subject::ContainerKill { host: host.clone() }.to_subject())
+        .await?;
+    tokio::spawn(route_kills(state.clone(), kills, env.shutdown.clone()));
+    tokio::spawn(report_load(state.clone(), env.shutdown.clone()));
+    let filter = Subject::ExecScheduled { host: host.clone() }.to_subject();
+    let consumer = env
+        .bus
+        .durable_consumer(
+            StreamKind::Scheduled,
+            &format!("supervisor-{host}"),
+            Some(filter),
+        )
+        .await?;
+    let pulled = run_pull_loop(
+        consumer,
+        NAME,
+        max_jobs as usize,
+        env.progress_interval(),
+        env.shutdown.clone(),
+        |message| {
+            let state = state.clone();
+            async move { state.handle(message).await }
+        },
+    )
+    .await;
+    if let Some(pool) = &state.pool {
+        pool.close().await;
+    }
+    // Sandboxes of unfinished jobs are removed by their guards; make sure before leaving.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    if let Err(error) = reap(&docker, &host).await {
+        tracing::warn!(%error, "final clean-up of sandboxes failed");
+    }
+    pulled.map_err(ActorError::from)
+}
+
+/// Delivers the monitor's kill orders to the runs they name.
+async fn route_kills(
+    state: Arc<State>,
+    mut orders: async_nats::Subscriber,
+    mut shutdown: crate::shutdown::Shutdown,
+) {
+    loop {
+        let message = tokio::select! {
+            Some(message) = orders.next() => message,
+            _ = shutdown.wait() => return,
+            else => return,
+        };
+        let Ok(envelope) = decode::<KillOrder>(&message.payload) else {
+            tracing::warn!(subject = %message.subject, "ignoring bad kill order");
+            continue;
+        };
+        let kill = state
+            .lock_running()
+            .get(&envelope.request_id)
+            .map(|r| r.kill.clone());
+        if let Some(kill) = kill {
+            let _ = kill.try_send(envelope.body.violation);
+        }
+    }
+}
+
+/// Publishes this host's load every second and whenever it changes.
+async fn report_load(state: Arc<State>, mut shutdown: crate::shutdown::Shutdown) {
+    loop {
+        let load = state.current_load();
+        let envelope = Envelope::new("", 0, load);
+        let trace = crate::bus::trace::TraceContext::for_request(&state.host);
+        if let Err(error) = state
+            .bus
+            .publish(
+                &Subject::HostLoad {
+                    host: state.host.clone(),
+                },
+                &trace,
+                &envelope,
+            )
+            .await
+        {
+            tracing::warn!(%error, "cannot publish host load");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {},
+            _ = state.load_changed.notified() => {},
+            _ = shutdown.wait() => return,
+        }
+    }
+}
+
+impl State {
+    fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.running
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn current_load(&self) -> HostLoad {
+        let running = self.lock_running();
+        HostLoad {
+            host: self.host.clone(),
+            cpus_total: self.capacity.cpus,
+            memory_total_bytes: self.capacity.memory_bytes,
+            max_jobs: self.max_jobs,
+            running: running
+                .iter()
+                .map(|(id, r)| RunningJob {
+                    request_id: id.clone(),
+                    cpus: r.cpus,
+                    memory_bytes: r.memory_bytes,
+                })
+                .collect(),
+        }
+    }
+
+    async fn handle(&self, message: Incoming) -> Disposition {
+        let (envelope, request) = match self.reporter.receive::<Scheduled>(&message).await {
+            Ok(opened) => opened,
+            Err(disposition) => return disposition,
+        };
+        let (kill, kills) = mpsc::channel(4);
+        let limits = &envelope.body.limits;
+        let running = Running {
+            cpus: limits.cpus,
+            memory_bytes: limits.memory_bytes,
+            kill,
+        };
+        let spec = self.sandbox_spec(&request, &envelope.body);
+        // Taken before the job counts as held, so its own warm sandbox is not evicted.
+        let warm = self.pool.as_ref().and_then(|pool| pool.take(&spec));
+        self.lock_running()
+            .insert(request.request_id.clone(), running);
+        self.jobs_changed();
+        let outcome = self
+            .run_job(&request, envelope.body, (spec, warm), kills)
+            .await;
+        self.lock_running().remove(&request.request_id);
+        self.jobs_changed();
+        settle(outcome, NAME)
+    }
+
+    /// The running jobs changed: tell the Scheduler (load report) and the pool.
+    fn jobs_changed(&self) {
+        self.load_changed.notify_one();
+        if let Some(pool) = &self.pool {
+            let held = self
+                .lock_running()
+                .values()
+                .fold(Held::default(), |held, r| held.plus(r.cpus, r.memory_bytes));
+            pool.jobs_changed(held);
+        }
+    }
+
+    /// Runs one job and publishes everything it caused, ending with its result.
+    async fn run_job(
+        &self,
+        request: &RequestRef,
+        job: Scheduled,
+        (spec, warm): (SandboxSpec, Option<WarmContainer>),
+        kills: mpsc::Receiver<Violation>,
+    ) -> Result<(), BusError> {
+        let usage_subject = Subject::ContainerUsage {
+            request_id: request.request_id.clone(),
+        };
+        let usage = self.bus.subscribe(usage_subject.to_subject()).await?;
+        let (lifecycle, events) = mpsc::channel(8);
+        let forwarder = tokio::spawn(forward_lifecycle(
+            self.reporter.clone(),
+            self.bus.clone(),
+            self.host.clone(),
+            request.clone(),
+            job.limits.clone(),
+            events,
+        ));
+        let code = &job.job.code;
+        let outcome = run_sandbox_warm(&self.docker, warm, &spec, code, kills, lifecycle).await;
+        let forwarded = forwarder.await.unwrap_or(Ok(()));
+        forwarded?;
+        let result = match outcome {
+            Ok(outcome) => {
+                let usage = last_usage(usage).await;
+                result_of_run(
+                    &request.request_id,
+                    outcome,
+                    usage,
+                    job.assessment,
+                    job.limits,
+                )
+            }
+            Err(error) => failed_result(&request.request_id, &error),
+        };
+        if let Some(violation) = &result.violation {
+            self.report_violation(request, violation.clone()).await?;
+        }
+        self.reporter.finish(request, result).await
+    }
+
+    fn sandbox_spec(&self, request: &RequestRef, job: &Scheduled) -> SandboxSpec {
+        let sandbox = &self.settings.sandbox;
+        SandboxSpec {
+            request_id: request.request_id.clone(),
+            host_id: self.host.clone(),
+            image: sandbox.image.clone(),
+            runtime: sandbox.runtime.clone(),
+            user: sandbox.user.clone(),
+            workdir: sandbox.workdir.clone(),
+            limits: job.limits.clone(),
+            nofile: self.settings.caps.nofile,
+            fsize_bytes: self.settings.caps.fsize_bytes,
+        }
+    }
+
+    async fn report_violation(
+        &self,
+        request: &RequestRef,
+        violation: Violation,
+    ) -> Result<(), BusError> {
+        let event = ViolationEvent {
+            host: self.host.clone(),
+            container_id: String::new(),
+            violation: violation.clone(),
+        };
+        let envelope = request.envelope(event);
+        let msg_id = format!("{}.violation", request.request_id);
+        self.bus
+            .publish_durable(
+                &Subject::EventsViolation,
+                &msg_id,
+                &request.trace.child(NAME),
+                &envelope,
+            )
+            .await?;
+        let record = AuditRecord::Violation {
+            container_id: String::new(),
+            violation,
+        };
+        self.reporter.record(request, None, record).await
+    }
+}
+
+/// Turns lifecycle events into audit records and monitor notices, in order.
+async fn forward_lifecycle(
+    reporter: Reporter,
+    bus: Bus,
+    host: String,
+    request: RequestRef,
+    limits: crate::protocol::scheduler::Limits,
+    mut events: mpsc::Receiver<Lifecycle>,
+) -> Result<(), BusError> {
+    let trace = request.trace.child(NAME);
+    while let Some(event) = events.recv().await {
+        let (container_id, record) = match event {
+            Lifecycle::Created { container_id } => (
+                container_id.clone(),
+                AuditRecord::ContainerCreated {
+                    container_id,
+                    image: String::new(),
+                    runtime: String::new(),
+                },
+            ),
+            Lifecycle::Started { container_id } => {
+                let started = request.envelope(ContainerStarted {
+                    container_id: container_id.clone(),
+                    limits: limits.clone(),
+                });
+                bus.publish(
+                    &Subject::ContainerStarted { host: host.clone() },
+                    &trace,
+                    &started,
+                )
+                .await?;
+                (
+                    container_id.clone(),
+                    AuditRecord::ContainerStarted { container_id },
+                )
+            }
+            Lifecycle::Exited {
+                container_id,
+                exit_code,
+                oom_killed,
+            } => {
+                let exited = request.envelope(ContainerExited {
+                    container_id: container_id.clone(),
+                });
+                bus.publish(
+                    &Subject::ContainerExited { host: host.clone() },
+                    &trace,
+                    &exited,
+                )
+                .await?;
+                (
+                    container_id.clone(),
+                    AuditRecord::ContainerExited {
+                        container_id,
+                        exit_code,
+                        oom_killed,
+                    },
+                )
+            }
+            Lifecycle::Removed { container_id } => (
+                container_id.clone(),
+                AuditRecord::ContainerRemoved { container_id },
+            ),
+        };
+        reporter
+            .record(&request, Some(&container_id), record)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The monitor's last sample for this run (or the latest one seen, if it is slow).
+async fn last_usage(mut samples: async_nats::Subscriber) -> Option<UsageSample> {
+    let deadline = tokio::time::Instant::now() + LAST_SAMPLE_WAIT;
+    let mut latest = None;
+    while let Ok(Some(message)) = tokio::time::timeout_at(deadline, samples.next()).await {
+        if let Ok(envelope) = decode::<UsageSample>(&message.payload) {
+            let last = envelope.body.last;
+            latest = Some(envelope.body);
+            if last {
+                break;
+            }
+        }
+    }
+    latest
+}
+
+fn failed_result(request_id: &str, error: &SandboxError) -> ExecResult {
+    let code = match error {
+        SandboxError::ImageMissing { .. } => ErrorCode::ImageMissing,
+        _ => ErrorCode::Docker,
+    };
+    tracing::error!(request_id, %error, "sandbox failed");
+    let mut result = ExecResult::without_run(request_id, Status::Failed);
+    result.error = Some(ErrorInfo::new(code, error.to_string()));
+    result
+}

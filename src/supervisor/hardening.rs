@@ -1,0 +1,323 @@
+//! The container configuration every sandbox gets: no capabilities, no new privileges, a
+//! read-only root with size-capped tmpfs scratch space, no network, cgroup limits, ulimits,
+//! an init as PID 1, no log files, and an environment made only of constants.
+//! Pure: `container_config` builds the request body, `run_sandbox` sends it; a warm
+//! sandbox gets the very same body with only its labels changed (`warm_container_config`).
+
+use std::collections::HashMap;
+
+use bollard::models::{
+    ContainerCreateBody, HostConfig, HostConfigCgroupnsModeEnum, HostConfigLogConfig,
+    ResourcesUlimits,
+};
+
+use super::spec::SandboxSpec;
+use super::SandboxError;
+
+/// Label every cordon container carries; `reap` looks for it.
+use crate::docker::labels;
+pub use crate::docker::labels::HOST as LABEL_HOST;
+pub use crate::docker::labels::MANAGED as LABEL_MANAGED;
+pub use crate::docker::labels::REQUEST_ID as LABEL_REQUEST_ID;
+
+/// Label of a warm sandbox (created ahead of its job). It carries no CPU-time label, so a
+/// restarted ResourceMonitor does not adopt an idle one.
+pub const LABEL_WARM: &str = "cordon.warm";
+/// The request id label of a warm sandbox: its job is not known when it is created.
+pub const WARM_REQUEST_ID: &str = "warm";
+
+/// The program is read from stdin: isolated mode (no user site, no PYTHON* variables, no
+/// script directory on the path), unbuffered so output is not lost when the sandbox is
+/// killed.
+pub const COMMAND: [&str; 4] = ["python3", "-I", "-u", "-"];
+
+/// The sandbox's PATH; nothing of the service's own environment goes in.
+const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Longest request id kept in a container name.
+const NAME_ID_CHARS: usize = 40;
+
+/// Docker refuses less memory than this.
+const MIN_MEMORY_BYTES: u64 = 6 << 20;
+/// Docker's smallest CPU quota.
+const MIN_CPUS: f64 = 0.01;
+
+/// Refuses a spec that would fail open: Docker reads 0 as "unlimited" for memory, CPUs,
+/// pids and tmpfs size, and an empty user as root.
+pub fn validate_limits(spec: &SandboxSpec) -> Result<(), SandboxError> {
+    let limits = &spec.limits;
+    let why = if limits.memory_bytes < MIN_MEMORY_BYTES {
+        format!(
+            "memory_bytes {} is below Docker's minimum of {MIN_MEMORY_BYTES}",
+            limits.memory_bytes
+        )
+    } else if !(limits.cpus.is_finite() && limits.cpus >= MIN_CPUS) {
+        format!("cpus {} must be at least {MIN_CPUS}", limits.cpus)
+    } else if limits.pids == 0 || limits.timeout_ms == 0 || limits.tmpfs_bytes == 0 {
+        "pids, timeout_ms and tmpfs_bytes must not be 0 (Docker reads 0 as unlimited)".to_string()
+    } else if runs_as_root(&spec.user) {
+        format!("user {:?} would run the sandbox as root", spec.user)
+    } else if !spec.workdir.starts_with('/') {
+        format!("workdir {:?} must be an absolute path", spec.workdir)
+    } else {
+        return Ok(());
+    };
+    Err(SandboxError::InvalidLimits {
+        request_id: spec.request_id.clone(),
+        why,
+    })
+}
+
+fn runs_as_root(user: &str) -> bool {
+    let uid = user.split(':').next().unwrap_or("");
+    matches!(uid.trim(), "" | "0" | "root")
+}
+
+/// A fresh, unique container name: `cordon-<request id, lowercased and cleaned>-<random>`.
+pub fn container_name(request_id: &str) -> String {
+    let cleaned: String = request_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(NAME_ID_CHARS)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let random = ulid::Ulid::new().random() & 0xffff_ffff_ffff;
+    format!("cordon-{cleaned}-{random:012x}")
+}
+
+/// The labels that tie a container to its request and host.
+pub fn labels(spec: &SandboxSpec) -> HashMap<String, String> {
+    HashMap::from([
+        (LABEL_MANAGED.to_string(), "true".to_string()),
+        (LABEL_REQUEST_ID.to_string(), spec.request_id.clone()),
+        (LABEL_HOST.to_string(), spec.host_id.clone()),
+        (labels::PIDS_LIMIT.to_string(), spec.limits.pids.to_string()),
+        (
+            labels::CPU_TIME_MS.to_string(),
+            spec.limits.cpu_time_ms.to_string(),
+        ),
+    ])
+}
+
+/// The full create request for one sandbox.
+pub fn container_config(spec: &SandboxSpec) -> ContainerCreateBody {
+    ContainerCreateBody {
+        image: Some(spec.image.clone()),
+        cmd: Some(COMMAND.iter().map(|s| s.to_string()).collect()),
+        entrypoint: Some(Vec::new()),
+        user: Some(spec.user.clone()),
+        working_dir: Some(spec.workdir.clone()),
+        hostname: Some("sandbox".to_string()),
+        env: Some(environment(spec)),
+        labels: Some(labels(spec)),
+        attach_stdin: Some(true),
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        open_stdin: Some(true),
+        stdin_once: Some(true),
+        tty: Some(false),
+        network_disabled: Some(true),
+        host_config: Some(host_config(spec)),
+        ..Default::default()
+    }
+}
+
+/// The create request of a warm sandbox: `container_config` of the pool's template, with
+/// the job-specific CPU-time label replaced by `cordon.warm=true`. Nothing else differs.
+pub fn warm_container_config(template: &SandboxSpec) -> ContainerCreateBody {
+    let mut body = container_config(template);
+    if let Some(labels) = body.labels.as_mut() {
+        labels.remove(labels::CPU_TIME_MS);
+        labels.insert(LABEL_WARM.to_string(), "true".to_string());
+        labels.insert(LABEL_REQUEST_ID.to_string(), WARM_REQUEST_ID.to_string());
+    }
+    body
+}
+
+/// The environment: constants only, never the service's own.
+fn environment(spec: &SandboxSpec) -> Vec<String> {
+    vec![
+        format!("PATH={SANDBOX_PATH}"),
+        "LANG=C.UTF-8".to_string(),
+        format!("HOME={}", spec.workdir),
+    ]
+}
+
+fn host_config(spec: &SandboxSpec) -> HostConfig {
+    let limits = &spec.limits;
+    let memory = clamp_i64(limits.memory_bytes);
+    HostConfig {
+        cap_drop: Some(vec!["ALL".to_string()]),
+        // Docker's default seccomp profile stays on: only this option is added.
+        security_opt: Some(vec!["no-new-privileges".to_string()]),
+        privileged: Some(false),
+        readonly_rootfs: Some(true),
+        tmpfs: Some(tmpfs_mounts(spec)),
+        shm_size: Some(clamp_i64(limits.tmpfs_bytes)),
+        network_mode: Some("none".to_string()),
+        memory: Some(memory),
+        memory_swap: Some(memory),
+        nano_cpus: Some((limits.cpus * 1e9).round() as i64),
+        pids_limit: Some(clamp_i64(limits.pids)),
+        // No nproc: RLIMIT_NPROC counts every process of the uid on the whole host.
+        ulimits: Some(vec![
+            ulimit("nofile", spec.nofile),
+            ulimit("fsize", spec.fsize_bytes),
+            ulimit("core", 0),
+        ]),
+        init: Some(true),
+        ipc_mode: Some("private".to_string()),
+        cgroupns_mode: Some(HostConfigCgroupnsModeEnum::PRIVATE),
+        binds: Some(Vec::new()),
+        mounts: Some(Vec::new()),
+        devices: Some(Vec::new()),
+        // No json-file: a flood of output must not reach the host's disk. Output is read
+        // through the attach stream instead, which does not need a log driver.
+        log_config: Some(HostConfigLogConfig {
+            typ: Some("none".to_string()),
+            config: None,
+        }),
+        runtime: Some(spec.runtime.clone()),
+        auto_remove: Some(false),
+        ..Default::default()
+    }
+}
+
+/// `/tmp` (noexec) and the working directory (owned by the sandbox user), both size-capped.
+fn tmpfs_mounts(spec: &SandboxSpec) -> HashMap<String, String> {
+    let size = spec.limits.tmpfs_bytes;
+    let tmp = format!("rw,nosuid,nodev,noexec,size={size},mode=1777");
+    let mut work = format!("rw,nosuid,nodev,size={size},mode=0700");
+    if let Some((uid, gid)) = numeric_user(&spec.user) {
+        work.push_str(&format!(",uid={uid},gid={gid}"));
+    }
+    HashMap::from([("/tmp".to_string(), tmp), (spec.workdir.clone(), work)])
+}
+
+/// `uid:gid` when the user is given by number, as tmpfs ownership needs numbers.
+fn numeric_user(user: &str) -> Option<(u32, u32)> {
+    let (uid, gid) = user.split_once(':')?;
+    Some((uid.parse().ok()?, gid.parse().ok()?))
+}
+
+fn ulimit(name: &str, value: u64) -> ResourcesUlimits {
+    let value = clamp_i64(value);
+    ResourcesUlimits {
+        name: Some(name.to_string()),
+        soft: Some(value),
+        hard: Some(value),
+    }
+}
+
+fn clamp_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::scheduler::{Limits, Network};
+
+    fn spec() -> SandboxSpec {
+        SandboxSpec {
+            request_id: "01HZX/Req".into(),
+            host_id: "h1".into(),
+            image: "img".into(),
+            runtime: "runc".into(),
+            user: "1000:1000".into(),
+            workdir: "/work".into(),
+            limits: Limits {
+                cpus: 0.5,
+                memory_bytes: 1 << 28,
+                pids: 64,
+                timeout_ms: 1000,
+                network: Network::None,
+                cpu_time_ms: 1000,
+                stdout_bytes: 10,
+                stderr_bytes: 10,
+                tmpfs_bytes: 1 << 20,
+            },
+            nofile: 256,
+            fsize_bytes: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn names_are_fresh_lowercase_and_docker_safe() {
+        let a = container_name("01HZX/Req");
+        assert!(a.starts_with("cordon-01hzxreq-"), "{a}");
+        assert_ne!(a, container_name("01HZX/Req"));
+        assert!(a
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+    }
+
+    #[test]
+    fn the_environment_is_constants_only() {
+        let env = container_config(&spec()).env.unwrap();
+        assert_eq!(
+            env,
+            [
+                "PATH=/usr/local/bin:/usr/bin:/bin",
+                "LANG=C.UTF-8",
+                "HOME=/work"
+            ]
+        );
+    }
+
+    #[test]
+    fn memory_and_swap_are_equal_and_cpus_become_nano_cpus() {
+        let host = container_config(&spec()).host_config.unwrap();
+        assert_eq!(host.memory, Some(1 << 28));
+        assert_eq!(host.memory_swap, host.memory);
+        assert_eq!(host.nano_cpus, Some(500_000_000));
+        assert_eq!(host.pids_limit, Some(64));
+    }
+
+    #[test]
+    fn limits_docker_would_read_as_unlimited_are_refused() {
+        assert!(validate_limits(&spec()).is_ok());
+        let mut zero_memory = spec();
+        zero_memory.limits.memory_bytes = 0;
+        let mut no_cpu = spec();
+        no_cpu.limits.cpus = f64::NAN;
+        let mut no_tmpfs_cap = spec();
+        no_tmpfs_cap.limits.tmpfs_bytes = 0;
+        let mut root = spec();
+        root.user = "0:0".into();
+        let mut nobody = spec();
+        nobody.user = String::new();
+        for bad in [zero_memory, no_cpu, no_tmpfs_cap, root, nobody] {
+            assert!(validate_limits(&bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_warm_sandbox_differs_from_a_cold_one_in_its_labels_only() {
+        let mut cold = container_config(&spec());
+        let mut warm = warm_container_config(&spec());
+        let warm_labels = warm.labels.take().unwrap();
+        let cold_labels = cold.labels.take().unwrap();
+        assert_eq!(
+            cold, warm,
+            "same image, command, user, host config and limits"
+        );
+        assert_eq!(warm_labels[LABEL_MANAGED], "true");
+        assert_eq!(warm_labels[LABEL_HOST], "h1");
+        assert_eq!(warm_labels[LABEL_WARM], "true");
+        assert!(!warm_labels.contains_key(labels::CPU_TIME_MS));
+        assert_eq!(
+            warm_labels[labels::PIDS_LIMIT],
+            cold_labels[labels::PIDS_LIMIT]
+        );
+    }
+
+    #[test]
+    fn the_workdir_tmpfs_is_owned_by_the_numeric_user() {
+        let tmpfs = tmpfs_mounts(&spec());
+        assert!(tmpfs["/work"].ends_with(",uid=1000,gid=1000"));
+        assert!(tmpfs["/tmp"].contains("noexec"));
+        assert!(tmpfs["/tmp"].contains("size=1048576"));
+        assert_eq!(numeric_user("nobody"), None);
+    }
+}

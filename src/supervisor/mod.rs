@@ -1,0 +1,80 @@
+//! The ContainerSupervisor's Docker side: container lifecycle over bollard, hardening,
+//! output caps, and the reaper. The supervisor actor (NATS glue) calls `run_sandbox` once
+//! (or `run_sandbox_warm`) per scheduled job and `reap` at startup; everything here keeps one invariant: every
+//! container it creates is removed, whatever happens to the run.
+//!
+//! - `spec`: `SandboxSpec`, `Lifecycle`, `SandboxOutcome`.
+//! - `hardening`: the container configuration (pure).
+//! - `sandbox`: `run_sandbox`, from create to removal.
+//! - `watch`: the running part: stdin, output caps, deadline, kill orders.
+//! - `output`: output caps and reading a full disk from stderr (pure).
+//! - `guard`: removal when the run is cancelled.
+//! - `reaper`: `force_remove` and `reap`.
+//! - `pool`: warm sandboxes made ahead of their jobs, one job each.
+
+pub mod actor;
+mod guard;
+pub mod hardening;
+pub mod output;
+pub mod pool;
+pub mod reaper;
+pub mod result;
+pub mod sandbox;
+pub mod spec;
+mod watch;
+
+use bollard::errors::Error as BollardError;
+
+pub use pool::{WarmContainer, WarmPool};
+pub use reaper::reap;
+pub use sandbox::{run_sandbox, run_sandbox_warm};
+pub use spec::{Lifecycle, SandboxOutcome, SandboxSpec};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    // Before the container exists.
+    #[error("refusing to run request {request_id}: {why}")]
+    InvalidLimits { request_id: String, why: String },
+    #[error("image {image} is not on this host; build it with `cordon image build`")]
+    ImageMissing { image: String },
+    #[error("cannot create a sandbox from image {image}: {source}")]
+    Create {
+        image: String,
+        #[source]
+        source: BollardError,
+    },
+
+    // While it runs.
+    #[error("cannot attach to sandbox {container}: {source}")]
+    Attach {
+        container: String,
+        #[source]
+        source: BollardError,
+    },
+    #[error("cannot start sandbox {container}: {source}")]
+    Start {
+        container: String,
+        #[source]
+        source: BollardError,
+    },
+    #[error("cannot inspect sandbox {container} after it ended: {source}")]
+    Inspect {
+        container: String,
+        #[source]
+        source: BollardError,
+    },
+
+    // Cleaning up.
+    #[error("cannot remove sandbox {container} (it will be retried, and `reap` removes it at the next start): {source}")]
+    Remove {
+        container: String,
+        #[source]
+        source: BollardError,
+    },
+    #[error("cannot list the sandboxes of host {host}: {source}")]
+    List {
+        host: String,
+        #[source]
+        source: BollardError,
+    },
+}

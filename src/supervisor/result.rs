@@ -1,0 +1,121 @@
+//! Builds the `ExecResult` of a job that ran, from the sandbox outcome and the monitor's
+//! last usage sample. Pure.
+
+use crate::protocol::assessor::Assessment;
+use crate::protocol::exec::{ExecResult, Status, Usage};
+use crate::protocol::monitor::UsageSample;
+use crate::protocol::scheduler::Limits;
+
+use super::spec::SandboxOutcome;
+
+/// The result of a job that ran (or was killed) in a sandbox.
+pub fn result_of_run(
+    request_id: &str,
+    outcome: SandboxOutcome,
+    usage: Option<UsageSample>,
+    assessment: Assessment,
+    limits: Limits,
+) -> ExecResult {
+    let status = if outcome.violation.is_some() {
+        Status::Violation
+    } else {
+        Status::Completed
+    };
+    let usage = usage.unwrap_or_default();
+    ExecResult {
+        request_id: request_id.to_string(),
+        status,
+        exit_code: outcome.exit_code,
+        stdout: String::from_utf8_lossy(&outcome.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&outcome.stderr).into_owned(),
+        stdout_truncated: outcome.stdout_truncated,
+        stderr_truncated: outcome.stderr_truncated,
+        violation: outcome.violation,
+        assessment: Some(assessment),
+        limits: Some(limits),
+        usage: Some(Usage {
+            wall_ms: outcome.wall_ms,
+            cpu_ms: usage.cpu_ms,
+            peak_memory_bytes: usage.peak_memory_bytes,
+            peak_pids: usage.peak_pids,
+        }),
+        audit: None,
+        error: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::assessor::Level;
+    use crate::protocol::exec::{Violation, ViolationKind};
+    use crate::protocol::scheduler::Network;
+
+    fn outcome(violation: Option<Violation>) -> SandboxOutcome {
+        SandboxOutcome {
+            container_id: "c".into(),
+            exit_code: Some(137),
+            oom_killed: false,
+            stdout: vec![b'o', 0xff],
+            stderr: vec![],
+            stdout_truncated: true,
+            stderr_truncated: false,
+            violation,
+            wall_ms: 12,
+            warm: false,
+        }
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            cpus: 1.0,
+            memory_bytes: 1,
+            pids: 1,
+            timeout_ms: 1,
+            network: Network::None,
+            cpu_time_ms: 1,
+            stdout_bytes: 1,
+            stderr_bytes: 1,
+            tmpfs_bytes: 1,
+        }
+    }
+
+    #[test]
+    fn a_killed_run_is_a_violation_with_lossy_output_and_the_monitors_peaks() {
+        let violation = Violation {
+            kind: ViolationKind::Output,
+            detail: "cap".into(),
+        };
+        let usage = UsageSample {
+            cpu_ms: 5,
+            peak_memory_bytes: 7,
+            peak_pids: 3,
+            ..Default::default()
+        };
+        let assessment = Assessment {
+            level: Level::Low,
+            score: 0,
+            findings: vec![],
+        };
+        let result = result_of_run(
+            "r",
+            outcome(Some(violation)),
+            Some(usage),
+            assessment,
+            limits(),
+        );
+        assert_eq!(result.status, Status::Violation);
+        assert_eq!(result.stdout, "o\u{fffd}");
+        assert!(result.stdout_truncated);
+        let usage = result.usage.unwrap();
+        assert_eq!(
+            (
+                usage.wall_ms,
+                usage.cpu_ms,
+                usage.peak_memory_bytes,
+                usage.peak_pids
+            ),
+            (12, 5, 7, 3)
+        );
+    }
+}

@@ -1,0 +1,299 @@
+//! `run_sandbox`: one program in one fresh container, from create to removal. Checks the
+//! limits, creates, attaches before start (so no output is missed), starts, hands the
+//! running container to `Watch`, inspects how it ended, and removes it. The container is
+//! removed on every path; a `RemovalGuard` covers cancellation of the future.
+//! `run_sandbox_warm` does the same from a warm sandbox the pool made earlier (created,
+//! attached and started the same way): only the feeding, watching and removal remain, and
+//! the deadline counts from when the code is fed.
+
+use std::time::{Duration, Instant};
+
+use bollard::container::AttachContainerResults;
+use bollard::errors::Error as BollardError;
+use bollard::models::{ContainerCreateBody, ContainerState};
+use bollard::query_parameters::{
+    AttachContainerOptions, CreateContainerOptions, InspectContainerOptions, StartContainerOptions,
+};
+use bollard::Docker;
+use tokio::sync::mpsc::{Receiver, Sender};
+
+use super::guard::RemovalGuard;
+use super::hardening::{container_config, container_name, validate_limits};
+use super::pool::WarmContainer;
+use super::reaper::force_remove;
+use super::spec::{Lifecycle, SandboxOutcome, SandboxSpec};
+use super::watch::{kill, wait_stopped, Watch};
+use super::SandboxError;
+use crate::docker::is_not_found;
+use crate::protocol::exec::Violation;
+
+/// How long a container that outlived its watch may take to stop after a second kill.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+/// Lifecycle events are for the audit log, but a receiver that stopped reading must not
+/// stall a running sandbox: a send waits at most this long.
+const EMIT_WAIT: Duration = Duration::from_secs(1);
+
+/// Runs `code` in one fresh container and removes the container on every path (including
+/// cancellation of this future). Kill orders arriving on `kills` end the run with their
+/// violation; lifecycle events are sent as they happen (send errors are ignored).
+pub async fn run_sandbox(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    code: &str,
+    mut kills: Receiver<Violation>,
+    lifecycle: Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    validate_limits(spec)?;
+    let name = container_name(&spec.request_id);
+    let mut guard = RemovalGuard::new(docker, &name, &lifecycle);
+    let container_id = match create(docker, &spec.image, &name, container_config(spec)).await {
+        Ok(id) => id,
+        Err(e) => {
+            if e.docker_answered() {
+                guard.disarm();
+            }
+            return Err(e);
+        }
+    };
+    guard.created(&container_id);
+    emit(
+        &lifecycle,
+        Lifecycle::Created {
+            container_id: container_id.clone(),
+        },
+    )
+    .await;
+    let outcome = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
+    remove_after_run(docker, guard, container_id, outcome, &lifecycle).await
+}
+
+/// Runs `code` in `warm` (a sandbox of the pool, made for this spec's shape), or in a
+/// fresh cold one when there is none. Same guarantees as `run_sandbox`; the outcome says
+/// which path ran.
+pub async fn run_sandbox_warm(
+    docker: &Docker,
+    warm: Option<WarmContainer>,
+    spec: &SandboxSpec,
+    code: &str,
+    mut kills: Receiver<Violation>,
+    lifecycle: Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    let Some(warm) = warm else {
+        return run_sandbox(docker, spec, code, kills, lifecycle).await;
+    };
+    // An invalid spec drops `warm` here, and its guard removes it.
+    validate_limits(spec)?;
+    let (container_id, streams, mut guard) = warm.into_parts();
+    guard.report_to(&lifecycle);
+    let created = Lifecycle::Created {
+        container_id: container_id.clone(),
+    };
+    emit(&lifecycle, created).await;
+    let started = Instant::now();
+    let outcome = watch_to_end(
+        docker,
+        spec,
+        &container_id,
+        (streams, code),
+        &mut kills,
+        &lifecycle,
+        started,
+    )
+    .await
+    .map(|outcome| SandboxOutcome {
+        warm: true,
+        ..outcome
+    });
+    remove_after_run(docker, guard, container_id, outcome, &lifecycle).await
+}
+
+/// Removes the container after its run and reports it; a failed removal leaves the guard
+/// armed (it tries once more when dropped) and turns the outcome into an error.
+async fn remove_after_run(
+    docker: &Docker,
+    mut guard: RemovalGuard,
+    container_id: String,
+    outcome: Result<SandboxOutcome, SandboxError>,
+    lifecycle: &Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    match force_remove(docker, &container_id).await {
+        Ok(()) => {
+            guard.disarm();
+            emit(lifecycle, Lifecycle::Removed { container_id }).await;
+            outcome
+        }
+        Err(source) => outcome.and(Err(SandboxError::Remove {
+            container: container_id,
+            source,
+        })),
+    }
+}
+
+async fn emit(lifecycle: &Sender<Lifecycle>, event: Lifecycle) {
+    if let Err(tokio::sync::mpsc::error::SendTimeoutError::Timeout(event)) =
+        lifecycle.send_timeout(event, EMIT_WAIT).await
+    {
+        tracing::warn!(?event, "lifecycle receiver is full; event dropped");
+    }
+}
+
+/// Creates a container from `body` under `name`; returns its id.
+pub(super) async fn create(
+    docker: &Docker,
+    image: &str,
+    name: &str,
+    body: ContainerCreateBody,
+) -> Result<String, SandboxError> {
+    let options = CreateContainerOptions {
+        name: Some(name.to_string()),
+        ..Default::default()
+    };
+    match docker.create_container(Some(options), body).await {
+        Ok(created) => Ok(created.id),
+        Err(e) if is_not_found(&e) => Err(SandboxError::ImageMissing {
+            image: image.to_string(),
+        }),
+        Err(source) => Err(SandboxError::Create {
+            image: image.to_string(),
+            source,
+        }),
+    }
+}
+
+pub(super) async fn start(docker: &Docker, container_id: &str) -> Result<(), SandboxError> {
+    docker
+        .start_container(container_id, None::<StartContainerOptions>)
+        .await
+        .map_err(|source| SandboxError::Start {
+            container: container_id.to_string(),
+            source,
+        })
+}
+
+/// Attach, start, watch, and read how it ended.
+async fn supervise(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    container_id: &str,
+    code: &str,
+    kills: &mut Receiver<Violation>,
+    lifecycle: &Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    let streams = attach(docker, container_id).await?;
+    start(docker, container_id).await?;
+    let started = Instant::now();
+    let input = (streams, code);
+    watch_to_end(docker, spec, container_id, input, kills, lifecycle, started).await
+}
+
+/// From `started` (when the code begins to go in): reports `Started`, feeds and watches
+/// the running container, reads how it ended and reports `Exited`.
+async fn watch_to_end(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    container_id: &str,
+    (streams, code): (AttachContainerResults, &str),
+    kills: &mut Receiver<Violation>,
+    lifecycle: &Sender<Lifecycle>,
+    started: Instant,
+) -> Result<SandboxOutcome, SandboxError> {
+    let container = container_id.to_string();
+    emit(
+        lifecycle,
+        Lifecycle::Started {
+            container_id: container.clone(),
+        },
+    )
+    .await;
+    let mut watch = Watch::new(docker, container_id, spec);
+    watch.run(streams, code, kills, started).await;
+    let (exit_code, oom_killed) = settle(docker, container_id).await?;
+    let exited = Lifecycle::Exited {
+        container_id: container,
+        exit_code,
+        oom_killed,
+    };
+    emit(lifecycle, exited).await;
+    Ok(watch.into_outcome(started, exit_code, oom_killed))
+}
+
+pub(super) async fn attach(
+    docker: &Docker,
+    container_id: &str,
+) -> Result<AttachContainerResults, SandboxError> {
+    let options = AttachContainerOptions {
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        stream: true,
+        logs: false,
+        detach_keys: None,
+    };
+    docker
+        .attach_container(container_id, Some(options))
+        .await
+        .map_err(|source| SandboxError::Attach {
+            container: container_id.to_string(),
+            source,
+        })
+}
+
+/// Makes sure the container has stopped (killing it if the watch gave up on it), then
+/// reads its exit code and whether the kernel OOM-killed something in it.
+async fn settle(docker: &Docker, container_id: &str) -> Result<(Option<i64>, bool), SandboxError> {
+    let mut state = inspect_state(docker, container_id).await?;
+    if state.running == Some(true) {
+        tracing::warn!(
+            container = container_id,
+            "sandbox still running after the watch; killing it"
+        );
+        kill(docker, container_id).await;
+        let _ = tokio::time::timeout(STOP_WAIT, wait_stopped(docker, container_id)).await;
+        state = inspect_state(docker, container_id).await?;
+    }
+    let exit_code = match state.running {
+        Some(true) => None,
+        _ => state.exit_code,
+    };
+    Ok((exit_code, state.oom_killed.unwrap_or(false)))
+}
+
+async fn inspect_state(
+    docker: &Docker,
+    container_id: &str,
+) -> Result<ContainerState, SandboxError> {
+    let inspected = docker
+        .inspect_container(container_id, None::<InspectContainerOptions>)
+        .await
+        .map_err(|source| SandboxError::Inspect {
+            container: container_id.to_string(),
+            source,
+        })?;
+    Ok(inspected.state.unwrap_or_default())
+}
+
+impl SandboxError {
+    /// Whether Docker itself answered the request (so nothing was half-done behind our back).
+    pub(super) fn docker_answered(&self) -> bool {
+        match self {
+            SandboxError::ImageMissing { .. } | SandboxError::InvalidLimits { .. } => true,
+            SandboxError::Create { source, .. } => {
+                matches!(source, BollardError::DockerResponseServerError { .. })
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles only if the actor can `tokio::spawn` a run.
+    #[allow(dead_code)]
+    fn a_run_is_send(docker: &Docker, spec: &SandboxSpec, kills: Receiver<Violation>) {
+        fn send<T: Send>(_: &T) {}
+        let (lifecycle, _) = tokio::sync::mpsc::channel(4);
+        send(&run_sandbox(docker, spec, "", kills, lifecycle));
+    }
+}

@@ -1,0 +1,67 @@
+//! What a sandbox run takes and gives: the `SandboxSpec` the actor builds from a scheduled
+//! job and the settings, the `Lifecycle` events emitted while it runs (the actor turns
+//! them into audit records), and the `SandboxOutcome` it ends with.
+
+use crate::protocol::exec::Violation;
+use crate::protocol::scheduler::Limits;
+
+/// Everything needed to start one sandbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxSpec {
+    /// The request this sandbox runs; goes into the container's name and labels.
+    pub request_id: String,
+    /// This host's id; labels the container so `reap` on this host finds it.
+    pub host_id: String,
+    pub image: String,
+    /// OCI runtime, `runc` or `runsc`.
+    pub runtime: String,
+    /// `uid:gid` the program runs as.
+    pub user: String,
+    /// The program's working directory and `HOME` (a tmpfs).
+    pub workdir: String,
+    pub limits: Limits,
+    /// RLIMIT_NOFILE.
+    pub nofile: u64,
+    /// RLIMIT_FSIZE, bytes.
+    pub fsize_bytes: u64,
+}
+
+/// A step in the container's life, sent as it happens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lifecycle {
+    Created {
+        container_id: String,
+    },
+    Started {
+        container_id: String,
+    },
+    Exited {
+        container_id: String,
+        exit_code: Option<i64>,
+        oom_killed: bool,
+    },
+    Removed {
+        container_id: String,
+    },
+}
+
+/// How one sandbox run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxOutcome {
+    pub container_id: String,
+    /// The container's exit code (137 when it was killed).
+    pub exit_code: Option<i64>,
+    pub oom_killed: bool,
+    /// At most `limits.stdout_bytes`, raw bytes (may be invalid UTF-8).
+    pub stdout: Vec<u8>,
+    /// At most `limits.stderr_bytes`, raw bytes.
+    pub stderr: Vec<u8>,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// The first limit broken, if any.
+    pub violation: Option<Violation>,
+    /// From start to exit, milliseconds (for a warm sandbox: from when its code was fed).
+    pub wall_ms: u64,
+    /// Whether a warm sandbox of the pool ran it (false: created for this job).
+    pub warm: bool,
+}

@@ -1,0 +1,256 @@
+//! `Watch`: the running part of a sandbox. Feeds the code to stdin, reads both output
+//! streams under their caps, enforces the wall-clock deadline and kill orders with SIGKILL
+//! (first violation wins), and ends when Docker reports the container stopped and its
+//! output is drained. Called by `sandbox::supervise` between start and inspect.
+
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use bollard::container::{AttachContainerResults, LogOutput};
+use bollard::errors::Error as BollardError;
+use bollard::query_parameters::{KillContainerOptions, WaitContainerOptions};
+use bollard::Docker;
+use futures::StreamExt;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc::Receiver;
+
+use super::output::{died_of_full_disk, CappedOutput};
+use super::spec::{SandboxOutcome, SandboxSpec};
+use crate::docker::{is_conflict, is_not_found};
+use crate::protocol::exec::{Violation, ViolationKind};
+
+/// How long a killed container may take to stop before the watch gives up on it (the
+/// caller then kills it again and force-removes it).
+const KILL_GRACE: Duration = Duration::from_secs(5);
+/// How long output may keep arriving after Docker reported the container stopped.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+pub struct Watch<'a> {
+    docker: &'a Docker,
+    container_id: &'a str,
+    timeout: Duration,
+    stdout: CappedOutput,
+    stderr: CappedOutput,
+    violation: Option<Violation>,
+    killed_at: Option<Instant>,
+    stopped_at: Option<Instant>,
+    tmpfs_bytes: u64,
+    memory_bytes: u64,
+}
+
+impl<'a> Watch<'a> {
+    pub fn new(docker: &'a Docker, container_id: &'a str, spec: &SandboxSpec) -> Self {
+        let limits = &spec.limits;
+        Watch {
+            docker,
+            container_id,
+            timeout: Duration::from_millis(limits.timeout_ms),
+            stdout: CappedOutput::new(limits.stdout_bytes),
+            stderr: CappedOutput::new(limits.stderr_bytes),
+            violation: None,
+            killed_at: None,
+            stopped_at: None,
+            tmpfs_bytes: limits.tmpfs_bytes,
+            memory_bytes: limits.memory_bytes,
+        }
+    }
+
+    /// Watches from `started` until the container has stopped and its output ended (or a
+    /// grace period ran out). The deadline and kill orders hold all along, even after a
+    /// program closed its own output.
+    pub async fn run(
+        &mut self,
+        streams: AttachContainerResults,
+        code: &str,
+        kills: &mut Receiver<Violation>,
+        started: Instant,
+    ) {
+        let AttachContainerResults { mut output, input } = streams;
+        let feed = feed_stdin(input, code);
+        let stopped = wait_stopped(self.docker, self.container_id);
+        let deadline = tokio::time::sleep_until(deadline_after(started, self.timeout).into());
+        tokio::pin!(feed, stopped, deadline);
+        let (mut feeding, mut output_open, mut orders_open) = (true, true, true);
+        while output_open || self.stopped_at.is_none() {
+            tokio::select! {
+                () = &mut feed, if feeding => feeding = false,
+                frame = output.next(), if output_open => match frame {
+                    Some(Ok(frame)) => self.on_output(frame),
+                    Some(Err(e)) => {
+                        tracing::warn!(container = self.container_id, "sandbox output broke: {e}");
+                        output_open = false;
+                    }
+                    None => output_open = false,
+                },
+                () = &mut stopped, if self.stopped_at.is_none() => self.stopped_at = Some(Instant::now()),
+                () = &mut deadline, if self.violation.is_none() => self.on_deadline(),
+                order = kills.recv(), if orders_open => match order {
+                    Some(violation) => self.kill_for(violation),
+                    None => orders_open = false,
+                },
+                () = sleep_until_or_never(self.give_up_at()) => {
+                    tracing::warn!(container = self.container_id, "sandbox did not finish within its grace period");
+                    break;
+                }
+            }
+        }
+    }
+
+    /// When to stop waiting: output still flowing after the stop, or a kill not landing.
+    fn give_up_at(&self) -> Option<Instant> {
+        let drained_by = self.stopped_at.map(|at| at + DRAIN_GRACE);
+        let killed_by = self.killed_at.map(|at| at + KILL_GRACE);
+        drained_by.or(killed_by)
+    }
+
+    fn on_output(&mut self, frame: LogOutput) {
+        let (buffer, name, message) = match frame {
+            LogOutput::StdOut { message } => (&mut self.stdout, "stdout", message),
+            LogOutput::StdErr { message } => (&mut self.stderr, "stderr", message),
+            LogOutput::StdIn { .. } | LogOutput::Console { .. } => return,
+        };
+        if buffer.push(&message) {
+            let detail = format!("{name} passed its cap of {} bytes", buffer.len());
+            self.kill_for(violation(ViolationKind::Output, detail));
+        }
+    }
+
+    fn on_deadline(&mut self) {
+        let detail = format!(
+            "ran past its wall-clock deadline of {} ms",
+            self.timeout.as_millis()
+        );
+        self.kill_for(violation(ViolationKind::Timeout, detail));
+    }
+
+    /// Kills the container for `violation`, unless an earlier violation already did.
+    fn kill_for(&mut self, violation: Violation) {
+        if self.violation.is_some() || self.stopped_at.is_some() {
+            return;
+        }
+        tracing::info!(
+            container = self.container_id,
+            kind = violation.kind.as_str(),
+            "killing sandbox: {}",
+            violation.detail
+        );
+        self.violation = Some(violation);
+        self.killed_at = Some(Instant::now());
+        // Not awaited: Docker answers a SIGKILL only once the container has stopped, and
+        // it stops only once its output is drained, which this loop must keep doing.
+        let (docker, container_id) = (self.docker.clone(), self.container_id.to_string());
+        tokio::spawn(async move { kill(&docker, &container_id).await });
+    }
+
+    /// The outcome, once the container's exit code and OOM flag are known. `started` is
+    /// when the code began to go in (a cold container's start).
+    pub fn into_outcome(
+        mut self,
+        started: Instant,
+        exit_code: Option<i64>,
+        oom_killed: bool,
+    ) -> SandboxOutcome {
+        if self.violation.is_none() {
+            self.violation = self.violation_seen_after_exit(exit_code, oom_killed);
+        }
+        let ended = self.stopped_at.unwrap_or_else(Instant::now);
+        SandboxOutcome {
+            container_id: self.container_id.to_string(),
+            exit_code,
+            oom_killed,
+            stdout_truncated: self.stdout.truncated(),
+            stderr_truncated: self.stderr.truncated(),
+            stdout: self.stdout.into_bytes(),
+            stderr: self.stderr.into_bytes(),
+            violation: self.violation,
+            wall_ms: ended.duration_since(started).as_millis() as u64,
+            warm: false,
+        }
+    }
+
+    /// Limits that only show once the program has ended: memory (Docker's OOMKilled) and
+    /// disk (read from the program's own error message; see `died_of_full_disk`).
+    fn violation_seen_after_exit(
+        &self,
+        exit_code: Option<i64>,
+        oom_killed: bool,
+    ) -> Option<Violation> {
+        if oom_killed {
+            let detail = format!(
+                "ran out of memory at its limit of {} bytes and the kernel killed it",
+                self.memory_bytes
+            );
+            return Some(violation(ViolationKind::Memory, detail));
+        }
+        if died_of_full_disk(exit_code, self.stderr.as_bytes()) {
+            let detail = format!(
+                "ran out of scratch space (tmpfs of {} bytes, or the file size limit), as its own error output says",
+                self.tmpfs_bytes
+            );
+            return Some(violation(ViolationKind::Disk, detail));
+        }
+        None
+    }
+}
+
+/// `started + timeout`, or a year away when that overflows (a timeout that large is
+/// effectively none, but must not panic).
+fn deadline_after(started: Instant, timeout: Duration) -> Instant {
+    started
+        .checked_add(timeout)
+        .unwrap_or_else(|| started + Duration::from_secs(365 * 24 * 3600))
+}
+
+fn violation(kind: ViolationKind, detail: String) -> Violation {
+    Violation { kind, detail }
+}
+
+/// Writes the program to the container's stdin, then closes it so Python sees EOF. A
+/// write error means the program is already gone; its end is observed elsewhere.
+async fn feed_stdin(mut input: Pin<Box<dyn AsyncWrite + Send>>, code: &str) {
+    if let Err(e) = input.write_all(code.as_bytes()).await {
+        tracing::debug!("sandbox stdin closed early: {e}");
+    }
+    let _ = input.shutdown().await;
+}
+
+/// Resolves once Docker reports the container not running (a non-zero exit arrives as an
+/// error, and counts). If the wait itself fails, it never resolves: the deadline and kill
+/// orders still end the run, and the caller inspects the container afterwards.
+pub async fn wait_stopped(docker: &Docker, container_id: &str) {
+    let options = WaitContainerOptions {
+        condition: "not-running".to_string(),
+    };
+    match docker
+        .wait_container(container_id, Some(options))
+        .next()
+        .await
+    {
+        Some(Ok(_)) | Some(Err(BollardError::DockerContainerWaitError { .. })) => {}
+        Some(Err(e)) => {
+            tracing::warn!(container = container_id, "cannot wait for sandbox: {e}");
+            std::future::pending().await
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Sends SIGKILL to the container's init, which takes every process in it down.
+pub async fn kill(docker: &Docker, container_id: &str) {
+    let options = KillContainerOptions {
+        signal: "SIGKILL".to_string(),
+    };
+    match docker.kill_container(container_id, Some(options)).await {
+        Ok(()) => {}
+        // Not running any more, or already gone: nothing left to kill.
+        Err(e) if is_conflict(&e) || is_not_found(&e) => {}
+        Err(e) => tracing::warn!(container = container_id, "cannot kill sandbox: {e}"),
+    }
+}
+
+async fn sleep_until_or_never(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
