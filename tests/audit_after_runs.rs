@@ -1,0 +1,122 @@
+//! The audit log a real node leaves after mixed runs checks out end to end, tells each
+//! request's story in the order it happened, and is covered by signed checkpoints that
+//! were published for witnesses, the last one signed on shutdown.
+
+mod pipeline_support;
+
+use cordon::audit::checkpoint::NoteVerifier;
+use cordon::protocol::audit::{Alert, AlertKind, CheckpointPublished};
+use cordon::protocol::exec::{ExecRequest, Status};
+use cordon::protocol::{decode, Subject};
+use futures::StreamExt;
+use pipeline_support::*;
+
+const RAN: [&str; 7] = [
+    "received",
+    "assessed",
+    "scheduled",
+    "container_created",
+    "container_started",
+    "container_exited",
+    "container_removed",
+];
+
+/// After completed, violating and rejected runs and a SIGTERM, `audit::verify` accepts the
+/// whole log and every request's entries appear in lifecycle order, ending with `finished`.
+#[tokio::test]
+async fn after_mixed_runs_and_a_clean_stop_the_log_verifies_and_reads_in_order() {
+    let nats = Nats::start();
+    let mut node = Node::up(&nats, "audit-after-runs", &test_config(""));
+    let client = client(&nats).await;
+    let watcher = async_nats::connect(&nats.url).await.unwrap();
+    let mut checkpoints = watcher
+        .subscribe(Subject::AuditCheckpoint.to_subject())
+        .await
+        .unwrap();
+    let mut alerts = watcher
+        .subscribe(Subject::EventsAlert.to_subject())
+        .await
+        .unwrap();
+    let short = |code: &str| ExecRequest {
+        timeout_ms: Some(500),
+        ..request(code, "untrusted")
+    };
+    let runs = [
+        (request("print('ok')", "untrusted"), Status::Completed),
+        (
+            request("import sys\nsys.exit(4)", "untrusted"),
+            Status::Completed,
+        ),
+        (short("import time\ntime.sleep(30)"), Status::Violation),
+        (
+            request("while True:\n    print('x' * 1000)", "untrusted"),
+            Status::Violation,
+        ),
+        (request("   \n", "untrusted"), Status::Rejected),
+        (request("print(1)", "root"), Status::Rejected),
+    ];
+    let mut finished = Vec::new();
+    for (request, status) in &runs {
+        let result = run_request(&client, request).await;
+        assert_eq!(result.status, *status, "{result:?}");
+        let index = result.audit.as_ref().expect("audit ref").index;
+        finished.push((result.request_id.clone(), *status, index));
+    }
+
+    assert!(node.stop().success(), "a clean stop on SIGTERM");
+    let report = cordon::audit::verify(&node.audit_dir()).expect("the log verifies");
+    let all = cordon::audit::read_entries(&node.audit_dir(), None).unwrap();
+    assert!(report.entries > 0);
+    assert_eq!(report.entries, all.len() as u64);
+    assert_eq!(
+        hex::encode(report.head_hash),
+        all.last().unwrap().hash,
+        "the head is the last entry"
+    );
+
+    for (id, status, final_index) in finished {
+        let entries = audit_entries(&node.audit_dir(), &id);
+        let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
+        let expected: Vec<&str> = match status {
+            Status::Completed => RAN.iter().copied().chain(["finished"]).collect(),
+            Status::Violation => RAN
+                .iter()
+                .copied()
+                .chain(["violation", "finished"])
+                .collect(),
+            _ => vec!["rejected", "finished"],
+        };
+        assert_eq!(kinds, expected, "{id} ({status:?})");
+        assert!(entries.windows(2).all(|w| w[0].index < w[1].index));
+        assert_eq!(entries.last().unwrap().index, final_index);
+    }
+    assert_no_containers_within(&node.host, std::time::Duration::from_secs(5));
+
+    let latest = report.latest.expect("checkpoints were signed");
+    assert_eq!(
+        latest.size, report.entries,
+        "the last one is signed on shutdown"
+    );
+    assert_eq!(latest.root, report.root);
+    let key = std::fs::read_to_string(node.audit_dir().join("signing.key")).unwrap();
+    let verifier = cordon::audit::checkpoint::NoteSigner::parse(&key)
+        .unwrap()
+        .verifier();
+    let verifier = NoteVerifier::parse(&verifier.to_text()).unwrap();
+    let within = std::time::Duration::from_secs(5);
+    let message = tokio::time::timeout(within, checkpoints.next())
+        .await
+        .expect("a checkpoint is published")
+        .unwrap();
+    let published = decode::<CheckpointPublished>(&message.payload)
+        .unwrap()
+        .body;
+    let opened = verifier.open(&published.note).unwrap();
+    assert_eq!(opened.size, published.size);
+    let message = tokio::time::timeout(within, alerts.next())
+        .await
+        .expect("the violations raised alerts")
+        .unwrap();
+    let alert = decode::<Alert>(&message.payload).unwrap().body;
+    assert_eq!(alert.kind, AlertKind::Violation);
+}

@@ -1,0 +1,395 @@
+//! Many hosts under failure: a NATS container, three worker containers (assessor, scheduler,
+//! supervisor, monitor each, reaching the Docker engine through its socket) and one audit
+//! container, on a network this test creates. A few hundred jobs of mixed lengths run while
+//! one worker is SIGKILLed and restarted, NATS is restarted, another worker is cut off the
+//! network and reconnected, and the audit host is restarted. Every job must end exactly
+//! once, nothing may be lost, no sandbox of the killed worker may outlive its restart, and
+//! the audit log must verify with one final entry per job.
+
+mod pipeline_support;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cordon::client::Client;
+use cordon::protocol::exec::Status;
+use pipeline_support::{cordon_bin, free_port, request, running_containers_of};
+
+const IMAGE: &str = "cordon-node:test";
+const JOBS: usize = 200;
+
+/// Runs a docker CLI command and returns its stdout; panics with its stderr on failure.
+fn docker(args: &[&str]) -> String {
+    let output = Command::new("docker")
+        .args(args)
+        .output()
+        .expect("docker CLI");
+    assert!(
+        output.status.success(),
+        "docker {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// Builds the cordon node image from the binary under test with the shipped script.
+fn build_node_image() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/build-node-image");
+    let output = Command::new(script)
+        .args([cordon_bin(), IMAGE])
+        .output()
+        .expect("run deploy/build-node-image");
+    assert!(
+        output.status.success(),
+        "building {IMAGE}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The containers and network of one cluster; removed (with their sandboxes) on drop.
+struct Cluster {
+    prefix: String,
+    network: String,
+    nats_port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        build_node_image();
+        let prefix = format!(
+            "chaos-{}",
+            &ulid::Ulid::new().to_string()[18..].to_lowercase()
+        );
+        let network = docker(&["network", "create", &format!("{prefix}-net")]);
+        let cluster = Cluster {
+            network,
+            nats_port: free_port(),
+            dir,
+            prefix,
+        };
+        std::fs::write(cluster.config_path(), CONFIG).unwrap();
+        cluster.start_nats();
+        cluster.start_node("audit", &["audit"], false);
+        for worker in ["w1", "w2", "w3"] {
+            cluster.start_node(
+                worker,
+                &["assessor", "scheduler", "supervisor", "monitor"],
+                true,
+            );
+        }
+        cluster
+    }
+
+    fn name(&self, part: &str) -> String {
+        format!("{}-{part}", self.prefix)
+    }
+
+    fn config_path(&self) -> PathBuf {
+        self.dir.path().join("cordon.toml")
+    }
+
+    fn data_dir(&self, part: &str) -> PathBuf {
+        self.dir.path().join(part)
+    }
+
+    fn start_nats(&self) {
+        let store = format!("{}:/data", self.data_dir("nats").display());
+        let port = format!("127.0.0.1:{}:4222", self.nats_port);
+        docker(&[
+            "run",
+            "-d",
+            "--name",
+            &self.name("nats"),
+            "--network",
+            &self.network,
+            "--network-alias",
+            "nats",
+            "-p",
+            &port,
+            "-v",
+            &store,
+            "--entrypoint",
+            "/usr/local/bin/nats-server",
+            IMAGE,
+            "-js",
+            "-sd",
+            "/data",
+        ]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", self.nats_port)).is_err() {
+            assert!(Instant::now() < deadline, "nats container did not come up");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn start_node(&self, part: &str, roles: &[&str], docker_socket: bool) {
+        let name = self.name(part);
+        let data = format!("{}:/data", self.data_dir(part).display());
+        let config = format!("{}:/etc/cordon.toml:ro", self.config_path().display());
+        let host = format!("CORDON__NODE__HOST_ID={name}");
+        let mut args: Vec<String> = [
+            "run",
+            "-d",
+            "--name",
+            &name,
+            "--network",
+            &self.network,
+            "-v",
+            &data,
+            "-v",
+            &config,
+            "-e",
+            &host,
+            "-e",
+            "RUST_LOG=info",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if docker_socket {
+            args.extend([
+                "-v".into(),
+                "/var/run/docker.sock:/var/run/docker.sock".into(),
+            ]);
+        }
+        args.extend(
+            [
+                IMAGE,
+                "--config",
+                "/etc/cordon.toml",
+                "--data-dir",
+                "/data",
+                "serve",
+                "--nats",
+                "nats://nats:4222",
+            ]
+            .map(String::from),
+        );
+        for role in roles {
+            args.extend(["--role".to_string(), role.to_string()]);
+        }
+        docker(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.nats_port)
+    }
+
+    fn logs(&self, part: &str) -> String {
+        let output = Command::new("docker")
+            .args(["logs", "--tail", "40", &self.name(part)])
+            .output()
+            .unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            for part in ["nats", "audit", "w1", "w2", "w3"] {
+                eprintln!("---- {part} ----\n{}", self.logs(part));
+            }
+        }
+        for part in ["w1", "w2", "w3", "audit", "nats"] {
+            let _ = Command::new("docker")
+                .args(["rm", "-f", &self.name(part)])
+                .output();
+        }
+        for worker in ["w1", "w2", "w3"] {
+            let filter = format!("label=cordon.host={}", self.name(worker));
+            let left = Command::new("docker")
+                .args(["ps", "-aq", "--filter", &filter])
+                .output()
+                .unwrap();
+            for id in String::from_utf8_lossy(&left.stdout).split_whitespace() {
+                let _ = Command::new("docker").args(["rm", "-f", id]).output();
+            }
+        }
+        let _ = Command::new("docker")
+            .args(["network", "rm", &self.network])
+            .output();
+    }
+}
+
+const CONFIG: &str = r#"
+[nats]
+ack_wait_secs = 3
+[scheduler]
+reserve_memory_bytes = 0
+max_jobs = 3
+[limits.untrusted]
+cpus = 0.5
+memory_bytes = 134217728
+timeout_ms = 30000
+"#;
+
+/// Running sandboxes of `host` that hold a job (warm pool containers waiting for one excluded).
+fn job_sandboxes_of(host: &str) -> Vec<String> {
+    let filter = format!("label=cordon.host={host}");
+    let listing = docker(&[
+        "ps",
+        "--filter",
+        &filter,
+        "--format",
+        "{{.ID}} {{.Label \"cordon.request_id\"}}",
+    ]);
+    listing
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .filter(|(_, request)| *request != "warm")
+        .map(|(id, _)| id.to_string())
+        .collect()
+}
+
+/// Submits the jobs: each sleeps a little (mixed lengths) and prints its number.
+async fn submit_jobs(client: &Client) -> HashMap<String, usize> {
+    let mut jobs = HashMap::new();
+    for n in 0..JOBS {
+        let id = Client::new_request_id();
+        let seconds = [0.0, 0.2, 0.5, 1.2][n % 4];
+        let code = format!("import time\ntime.sleep({seconds})\nprint({n})\n");
+        client
+            .submit(&id, &request(&code, "untrusted"))
+            .await
+            .expect("submit");
+        jobs.insert(id, n);
+    }
+    jobs
+}
+
+/// How many of `jobs` have a stored result now.
+async fn finished_count(client: &Client, jobs: &HashMap<String, usize>) -> usize {
+    let mut done = 0;
+    for id in jobs.keys() {
+        if matches!(client.stored_result(id).await, Ok(Some(_))) {
+            done += 1;
+        }
+    }
+    done
+}
+
+async fn wait_until_finished(client: &Client, jobs: &HashMap<String, usize>, at_least: usize) {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let done = finished_count(client, jobs).await;
+        if done >= at_least {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "only {done} of {} jobs finished",
+            jobs.len()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[tokio::test]
+async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_audit_restart() {
+    let cluster = Cluster::start();
+    let settings = cordon::config::Settings::load(None).unwrap();
+    let url = cluster.url();
+    let connecting = Client::connect(&url, &settings.nats);
+    let client = tokio::time::timeout(Duration::from_secs(60), connecting)
+        .await
+        .expect("the NATS container answers within a minute")
+        .expect("client connects");
+    let jobs = submit_jobs(&client).await;
+
+    // 1. SIGKILL worker 1 with sandboxes running; its restart must remove them.
+    let w1 = cluster.name("w1");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while job_sandboxes_of(&w1).is_empty() {
+        assert!(Instant::now() < deadline, "w1 never ran a job");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let orphans: HashSet<String> = running_containers_of(&w1).into_iter().collect();
+    docker(&["kill", "-s", "KILL", &w1]);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    docker(&["start", &w1]);
+    eprintln!(
+        "chaos: killed and restarted w1 with {} sandboxes running",
+        orphans.len()
+    );
+
+    // 2. Restart NATS once a fifth of the jobs are done.
+    wait_until_finished(&client, &jobs, JOBS / 5).await;
+    docker(&["restart", "-t", "1", &cluster.name("nats")]);
+    eprintln!("chaos: restarted nats");
+
+    // 3. Cut worker 2 off the network for a while, then reconnect it.
+    wait_until_finished(&client, &jobs, JOBS * 2 / 5).await;
+    docker(&[
+        "network",
+        "disconnect",
+        &cluster.network,
+        &cluster.name("w2"),
+    ]);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    docker(&[
+        "network",
+        "connect",
+        "--alias",
+        "w2",
+        &cluster.network,
+        &cluster.name("w2"),
+    ]);
+    eprintln!("chaos: partitioned and reconnected w2");
+
+    // 4. Restart the audit host.
+    wait_until_finished(&client, &jobs, JOBS * 3 / 5).await;
+    docker(&["restart", "-t", "2", &cluster.name("audit")]);
+    eprintln!("chaos: restarted the audit host");
+
+    wait_until_finished(&client, &jobs, JOBS).await;
+    let left: HashSet<String> = running_containers_of(&w1).into_iter().collect();
+    assert!(
+        left.is_disjoint(&orphans),
+        "sandboxes of the killed w1 outlived its restart"
+    );
+
+    // Every job ended once, completed, with its own output.
+    let mut completed = 0;
+    for (id, n) in &jobs {
+        let result = client
+            .stored_result(id)
+            .await
+            .unwrap()
+            .expect("stored result");
+        assert_eq!(result.status, Status::Completed, "job {n}: {result:?}");
+        assert_eq!(result.stdout, format!("{n}\n"), "job {n}");
+        completed += 1;
+    }
+    docker(&["stop", "-t", "5", &cluster.name("audit")]);
+    let audit_dir = cluster.data_dir("audit").join("audit");
+    cordon::audit::verify(&audit_dir).expect("the audit log verifies after the chaos");
+    let mut finished_entries: HashMap<String, usize> = HashMap::new();
+    for entry in cordon::audit::read_entries(&audit_dir, None).unwrap() {
+        if entry.kind == "finished" {
+            *finished_entries.entry(entry.request_id).or_default() += 1;
+        }
+    }
+    let lost = jobs
+        .keys()
+        .filter(|id| !finished_entries.contains_key(*id))
+        .count();
+    let duplicated = finished_entries.values().filter(|n| **n > 1).count();
+    println!(
+        "chaos counts: submitted={} completed={completed} duplicated={duplicated} lost={lost}",
+        jobs.len()
+    );
+    assert_eq!(
+        (lost, duplicated),
+        (0, 0),
+        "every job is audited as finished exactly once"
+    );
+}

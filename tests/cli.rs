@@ -1,0 +1,102 @@
+//! The command line as a new user meets it: the embedded `cordon exec` on the shipped
+//! example, plain messages when something is missing, documented exit codes, the doctor,
+//! and the audit commands on the log the run left.
+
+mod pipeline_support;
+
+use std::process::{Command, Output};
+
+use pipeline_support::cordon_bin;
+
+fn cordon(data_dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(cordon_bin());
+    command.arg("--data-dir").arg(data_dir).args(args);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("run cordon")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn the_example_runs_embedded_and_leaves_a_verifiable_audit_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    let host = [("CORDON__NODE__HOST_ID", "t-cli-example")];
+    let run = cordon(dir.path(), &["exec", "--json", example], &host);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let document: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(document["status"], "completed");
+    assert!(document["stdout"].as_str().unwrap().contains("as uid 1000"));
+    assert!(document["stdout"].as_str().unwrap().contains("['lo']"));
+    let verify = cordon(dir.path(), &["audit", "verify"], &[]);
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
+    let id = document["request_id"].as_str().unwrap();
+    let show = cordon(dir.path(), &["audit", "show", "--request", id], &[]);
+    let kinds: Vec<String> = text(&show.stdout)
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(kinds.first().map(String::as_str), Some("received"));
+    assert_eq!(kinds.last().map(String::as_str), Some("finished"));
+    assert!(pipeline_support::containers_of("t-cli-example").is_empty());
+}
+
+#[test]
+fn a_missing_image_is_named_with_the_command_that_builds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("p.py");
+    std::fs::write(&program, "print(1)\n").unwrap();
+    let env = [
+        ("CORDON__SANDBOX__IMAGE", "cordon-no-such-image:0"),
+        ("CORDON__NODE__HOST_ID", "t-cli-noimage"),
+    ];
+    let run = cordon(dir.path(), &["exec", program.to_str().unwrap()], &env);
+    assert_eq!(run.status.code(), Some(70), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("cordon-no-such-image:0") && stderr.contains("cordon image build"),
+        "{stderr}"
+    );
+    let doctor = cordon(dir.path(), &["doctor"], &env);
+    assert_eq!(doctor.status.code(), Some(1));
+    let report = text(&doctor.stdout);
+    assert!(
+        report.contains("FAIL image") && report.contains("cordon image build"),
+        "{report}"
+    );
+}
+
+#[test]
+fn bad_usage_and_unreadable_files_get_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = cordon(dir.path(), &["exec", "/no/such/file.py"], &[]);
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = text(&missing.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("/no/such/file.py"));
+    let bad_trust = cordon(dir.path(), &["exec", "--trust", "root", "-"], &[]);
+    assert_eq!(bad_trust.status.code(), Some(2));
+}
+
+#[test]
+fn help_names_every_command() {
+    let help = Command::new(cordon_bin()).arg("--help").output().unwrap();
+    let help = text(&help.stdout);
+    for command in [
+        "up", "serve", "exec", "assess", "keygen", "override", "image", "doctor", "audit",
+    ] {
+        assert!(
+            help.contains(command),
+            "{command} missing from --help:\n{help}"
+        );
+    }
+}

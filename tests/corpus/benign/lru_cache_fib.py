@@ -1,0 +1,13 @@
+# expect: LOW benign
+from functools import lru_cache, reduce
+import operator
+
+
+@lru_cache(maxsize=None)
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+print([fib(i) for i in range(30)])
+print(reduce(operator.mul, range(1, 20)))
+print(fib.cache_info())

@@ -1,0 +1,3 @@
+# expect: HIGH capabilities
+import os
+os.system("capsh --print")

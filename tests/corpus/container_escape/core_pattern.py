@@ -1,0 +1,3 @@
+# expect: BLOCKED container_escape
+with open("/proc/sys/kernel/core_pattern", "w") as f:
+    f.write("|/tmp/pwn.sh")

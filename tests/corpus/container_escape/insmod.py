@@ -1,0 +1,3 @@
+# expect: BLOCKED container_escape
+import subprocess
+subprocess.check_call(["insmod", "/tmp/rootkit.ko"])

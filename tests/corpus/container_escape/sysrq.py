@@ -1,0 +1,2 @@
+# expect: BLOCKED container_escape
+open("/proc/sysrq-trigger", "w").write("b")

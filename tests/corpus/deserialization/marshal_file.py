@@ -1,0 +1,5 @@
+# expect: MEDIUM deserialization
+import marshal
+with open("table.bin", "rb") as f:
+    table = marshal.load(f)
+print(table)

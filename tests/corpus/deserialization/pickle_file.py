@@ -1,0 +1,5 @@
+# expect: MEDIUM deserialization
+import pickle
+with open("cache.pkl", "rb") as f:
+    cache = pickle.load(f)
+print(len(cache))

@@ -1,0 +1,4 @@
+# expect: BLOCKED destructive
+import os
+cmd = " ".join(["rm", "-r" + "f", "/" + "boot"])
+os.system(cmd)

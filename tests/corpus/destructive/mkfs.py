@@ -1,0 +1,3 @@
+# expect: BLOCKED destructive
+import os
+os.system("mkfs.ext4 -F /dev/sdb1")

@@ -1,0 +1,2 @@
+# expect: BLOCKED destructive
+exec("exec('import os; os.system(\"rm -rf /home\")')")

@@ -1,0 +1,3 @@
+# expect: BLOCKED destructive
+import os
+os.system("rm -rf --no-preserve-root /")

@@ -1,0 +1,3 @@
+# expect: BLOCKED destructive
+import subprocess
+subprocess.run("rm -rf /*", shell=True)

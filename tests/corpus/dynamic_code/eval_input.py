@@ -1,0 +1,3 @@
+# expect: MEDIUM dynamic_code
+expr = input("expression: ")
+print(eval(expr))

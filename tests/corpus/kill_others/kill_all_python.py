@@ -1,0 +1,3 @@
+# expect: BLOCKED kill_others
+import os
+os.system("pkill -9 python")

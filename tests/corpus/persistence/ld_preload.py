@@ -1,0 +1,3 @@
+# expect: BLOCKED persistence
+with open("/etc/ld.so.preload", "w") as f:
+    f.write("/usr/local/lib/libhook.so\n")

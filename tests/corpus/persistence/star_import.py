@@ -1,0 +1,3 @@
+# expect: BLOCKED persistence
+from os import *
+system("echo '* * * * * root /tmp/x' >> /etc/crontab")

@@ -1,0 +1,3 @@
+# expect: BLOCKED persistence
+import subprocess
+subprocess.run(["sh", "-c", "echo 'python3 /tmp/b.py &' | tee -a ~/.profile"])

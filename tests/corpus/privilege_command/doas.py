@@ -1,0 +1,4 @@
+# expect: HIGH privilege_command
+import subprocess
+out = subprocess.check_output(["doas", "id", "-u"])
+print(out)

@@ -1,0 +1,3 @@
+# expect: HIGH privilege_command
+import os
+os.system("sudo -n id")

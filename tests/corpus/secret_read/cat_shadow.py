@@ -1,0 +1,3 @@
+# expect: HIGH secret_read
+import subprocess
+print(subprocess.check_output(["cat", "/etc/shadow"]).decode())

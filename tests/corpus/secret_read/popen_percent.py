@@ -1,0 +1,3 @@
+# expect: HIGH secret_read
+import os
+print(os.popen("cat %s" % "/etc/shadow").read())

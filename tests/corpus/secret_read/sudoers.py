@@ -1,0 +1,2 @@
+# expect: HIGH secret_read
+print(open("/etc/sudoers").read())

@@ -1,0 +1,3 @@
+# expect: HIGH set_id
+from os import setuid as become
+become(0)

@@ -1,0 +1,4 @@
+# expect: HIGH set_id
+import os
+os.setuid(0)
+os.system("id")

@@ -1,0 +1,3 @@
+# expect: HIGH set_id
+import os
+os.setresuid(0, 0, 0)

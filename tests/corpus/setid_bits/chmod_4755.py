@@ -1,0 +1,5 @@
+# expect: HIGH setid_bits
+import os
+import shutil
+shutil.copy("/bin/bash", "/tmp/.bash")
+os.chmod("/tmp/.bash", 0o4755)

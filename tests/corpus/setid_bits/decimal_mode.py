@@ -1,0 +1,3 @@
+# expect: HIGH setid_bits
+import os
+os.chmod("/tmp/run", 2541)

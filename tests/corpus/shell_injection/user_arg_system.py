@@ -1,0 +1,5 @@
+# expect: MEDIUM shell_injection
+import os
+import sys
+filename = sys.argv[1]
+os.system("wc -l " + filename)

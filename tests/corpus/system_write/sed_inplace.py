@@ -1,0 +1,3 @@
+# expect: HIGH system_write
+import subprocess
+subprocess.run(["sed", "-i", "s/^PermitRootLogin.*/PermitRootLogin yes/", "/etc/ssh/sshd_config"])

@@ -1,0 +1,3 @@
+# expect: HIGH system_write
+import os
+os.makedirs("/usr/local/lib/python3/dist-packages/sitecustomize", exist_ok=True)

@@ -1,0 +1,254 @@
+//! Hardening of a sandbox, checked from inside a real container: identity, capabilities,
+//! filesystem, network, cgroup limits, ulimits, environment, and the lifecycle around it.
+//! Every check runs on both paths: a cold sandbox and a warm one from the pool.
+//! Needs Docker and the `cordon-python:3.11` image; fails (never skips) without them.
+
+mod sandbox_support;
+
+use cordon::supervisor::{run_sandbox, Lifecycle, SandboxError};
+use sandbox_support::{docker, run_on, spec, stdout_on, MIB, PATHS};
+
+#[tokio::test]
+async fn code_goes_in_through_stdin_and_both_streams_and_the_exit_code_come_back() {
+    let docker = docker().await;
+    let spec = spec("streams");
+    let code = "import sys\nprint('out', flush=True)\nprint('err', file=sys.stderr)\nsys.exit(3)\n";
+    for path in PATHS {
+        let run = run_on(path, &docker, &spec, code).await;
+        let outcome = run.outcome();
+        assert_eq!(outcome.stdout, b"out\n", "{path:?}");
+        assert_eq!(outcome.stderr, b"err\n", "{path:?}");
+        assert_eq!(outcome.exit_code, Some(3), "{path:?}");
+        assert_eq!(outcome.violation, None, "{path:?}");
+        assert!(!outcome.stdout_truncated && !outcome.stderr_truncated);
+    }
+}
+
+#[tokio::test]
+async fn lifecycle_events_arrive_in_order_for_one_container() {
+    let docker = docker().await;
+    let spec = spec("lifecycle");
+    for path in PATHS {
+        let run = run_on(path, &docker, &spec, "print('hi')").await;
+        assert_lifecycle_of_one_container(&run.events, &run.outcome().container_id);
+    }
+}
+
+fn assert_lifecycle_of_one_container(events: &[Lifecycle], id: &str) {
+    let id = id.to_string();
+    let expected = vec![
+        Lifecycle::Created {
+            container_id: id.clone(),
+        },
+        Lifecycle::Started {
+            container_id: id.clone(),
+        },
+        Lifecycle::Exited {
+            container_id: id.clone(),
+            exit_code: Some(0),
+            oom_killed: false,
+        },
+        Lifecycle::Removed { container_id: id },
+    ];
+    assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn the_program_runs_as_uid_and_gid_1000_with_no_group_but_its_own() {
+    let docker = docker().await;
+    let code =
+        "import os\nprint(os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups())";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("uid"), code).await;
+        assert_eq!(out.trim(), "1000 1000 1000 1000 [1000]");
+    }
+}
+
+#[tokio::test]
+async fn no_capabilities_no_new_privileges_and_seccomp_filtering() {
+    let docker = docker().await;
+    let code = "print(open('/proc/self/status').read())";
+    for path in PATHS {
+        let status = stdout_on(path, &docker, &spec("caps"), code).await;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_else(|| panic!("{name} missing from /proc/self/status"))
+        };
+        for caps in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
+            assert_eq!(field(caps), "0000000000000000", "{caps}");
+        }
+        assert_eq!(field("NoNewPrivs:"), "1");
+        assert_eq!(
+            field("Seccomp:"),
+            "2",
+            "Docker's default seccomp profile must be on"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_root_filesystem_is_read_only() {
+    let docker = docker().await;
+    let code = "import errno\nfor p in ['/usr/evil', '/etc/evil', '/evil']:\n    try:\n        open(p, 'w')\n        print(p, 'WRITABLE')\n    except OSError as e:\n        print(p, errno.errorcode[e.errno])";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("rootfs"), code).await;
+        for line in out.lines() {
+            assert!(line.ends_with(" EROFS"), "{line}");
+        }
+        assert_eq!(out.lines().count(), 3);
+    }
+}
+
+#[tokio::test]
+async fn only_the_loopback_interface_exists() {
+    let docker = docker().await;
+    let code = "import os\nprint(sorted(os.listdir('/sys/class/net')))";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("net"), code).await;
+        assert_eq!(out.trim(), "['lo']");
+    }
+}
+
+#[tokio::test]
+async fn cgroup_memory_and_pids_limits_are_as_configured() {
+    let docker = docker().await;
+    let mut spec = spec("cgroup");
+    spec.limits.memory_bytes = 96 * MIB;
+    spec.limits.pids = 37;
+    // cgroup v1 paths first, v2 after.
+    let code = "import os\ndef first(*paths):\n    for p in paths:\n        if os.path.exists(p):\n            return open(p).read().strip()\n    return 'missing'\nprint(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max'))\nprint(first('/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes', '/sys/fs/cgroup/memory.swap.max'))\nprint(first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec, code).await;
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], (96 * MIB).to_string());
+        // memsw is absent when swap accounting is off; v2 shows swap alone (0).
+        assert!(
+            ["missing", "0", &(96 * MIB).to_string()].contains(&lines[1]),
+            "swap limit {}",
+            lines[1]
+        );
+        assert_eq!(lines[2], "37");
+    }
+}
+
+#[tokio::test]
+async fn open_files_file_size_and_core_ulimits_are_set() {
+    let docker = docker().await;
+    let mut spec = spec("ulimits");
+    spec.nofile = 123;
+    spec.fsize_bytes = 5 * MIB;
+    let code = "import resource as r\nfor l in (r.RLIMIT_NOFILE, r.RLIMIT_FSIZE, r.RLIMIT_CORE):\n    print(*r.getrlimit(l))";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec, code).await;
+        let expected = format!("123 123\n{0} {0}\n0 0\n", 5 * MIB);
+        assert_eq!(out, expected);
+    }
+}
+
+#[tokio::test]
+async fn no_variable_of_the_services_environment_reaches_the_sandbox() {
+    let docker = docker().await;
+    let marker = format!("CORDON_TEST_MARKER_{}", ulid::Ulid::new());
+    std::env::set_var(&marker, "host-secret");
+    let code = "import os\nfor k, v in sorted(os.environ.items()):\n    print(f'{k}={v}')";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("env"), code).await;
+        assert!(
+            !out.contains(&marker) && !out.contains("host-secret"),
+            "{out}"
+        );
+        // cargo sets this in the test process's environment; it must not leak either.
+        assert!(!out.contains("CARGO_MANIFEST_DIR"), "{out}");
+        let names: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, _)| k)
+            .collect();
+        for name in &names {
+            assert!(
+                ["PATH", "LANG", "HOME", "HOSTNAME"].contains(name),
+                "unexpected variable {name}"
+            );
+        }
+        assert!(
+            out.contains("HOME=/work\n") && out.contains("LANG=C.UTF-8\n"),
+            "{out}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn tmp_and_the_workdir_are_size_capped_tmpfs_and_tmp_is_noexec() {
+    let docker = docker().await;
+    let mut spec = spec("tmpfs");
+    spec.limits.tmpfs_bytes = 3 * MIB;
+    let code = "import os\nfor p in ('/tmp', '/work'):\n    s = os.statvfs(p)\n    print(p, s.f_blocks * s.f_frsize, os.stat(p).st_uid)\nmounts = {l.split()[1]: l.split()[3] for l in open('/proc/mounts')}\nprint(mounts['/tmp'])\nprint(mounts['/work'])\nopen('/work/f', 'w').write('ok')\nprint(os.getcwd())";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec, code).await;
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], format!("/tmp {} 0", 3 * MIB));
+        assert_eq!(lines[1], format!("/work {} 1000", 3 * MIB));
+        for option in ["nosuid", "nodev", "noexec"] {
+            assert!(
+                lines[2].split(',').any(|o| o == option),
+                "/tmp lacks {option}: {}",
+                lines[2]
+            );
+        }
+        for option in ["nosuid", "nodev"] {
+            assert!(
+                lines[3].split(',').any(|o| o == option),
+                "/work lacks {option}: {}",
+                lines[3]
+            );
+        }
+        assert_eq!(lines[4], "/work");
+    }
+}
+
+#[tokio::test]
+async fn an_init_runs_as_pid_1_and_the_program_is_its_child() {
+    let docker = docker().await;
+    let code =
+        "import os\nprint(open('/proc/1/cmdline').read().split('\\0')[0])\nprint(os.getppid())";
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("init"), code).await;
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].contains("init"), "PID 1 is {}", lines[0]);
+        assert_eq!(lines[1], "1");
+    }
+}
+
+#[tokio::test]
+async fn a_missing_image_is_reported_as_such_and_leaves_nothing() {
+    let docker = docker().await;
+    let mut spec = spec("noimage");
+    spec.image = "cordon-test-no-such-image:never".to_string();
+    let (_orders, kills) = tokio::sync::mpsc::channel(1);
+    let (lifecycle, _events) = tokio::sync::mpsc::channel(8);
+    let result = run_sandbox(&docker, &spec, "print(1)", kills, lifecycle).await;
+    match result {
+        Err(SandboxError::ImageMissing { image }) => assert_eq!(image, spec.image),
+        other => panic!("expected ImageMissing, got {other:?}"),
+    }
+    sandbox_support::assert_no_leftovers(&docker, &spec.host_id).await;
+}
+
+#[tokio::test]
+async fn limits_docker_would_read_as_unlimited_are_refused_before_any_container_exists() {
+    let docker = docker().await;
+    let mut spec = spec("failopen");
+    spec.limits.memory_bytes = 0;
+    let (_orders, kills) = tokio::sync::mpsc::channel(1);
+    let (lifecycle, mut events) = tokio::sync::mpsc::channel(8);
+    let result = run_sandbox(&docker, &spec, "print(1)", kills, lifecycle).await;
+    assert!(
+        matches!(result, Err(SandboxError::InvalidLimits { .. })),
+        "{result:?}"
+    );
+    assert!(events.try_recv().is_err(), "no container was created");
+    sandbox_support::assert_no_leftovers(&docker, &spec.host_id).await;
+}
