@@ -15,6 +15,7 @@
 pub mod actor;
 mod guard;
 pub mod hardening;
+mod init_process;
 pub mod output;
 pub mod pool;
 pub mod reaper;

@@ -1,9 +1,12 @@
 //! `Watch`: the running part of a sandbox. Feeds the code to stdin, reads both output
 //! streams under their caps, enforces the wall-clock deadline and kill orders with SIGKILL
 //! (first violation wins), and ends when Docker reports the container stopped and its
-//! output is drained. Called by `sandbox::supervise` between start and inspect.
+//! output is drained. Kills go straight to the sandbox's init through a pidfd when this
+//! process can see it (see `init_process`), through the Docker API otherwise. Called by
+//! `sandbox::supervise` between start and inspect.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bollard::container::{AttachContainerResults, LogOutput};
@@ -14,6 +17,7 @@ use futures::StreamExt;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc::Receiver;
 
+use super::init_process::SandboxInit;
 use super::output::{died_of_full_disk, CappedOutput};
 use super::spec::{SandboxOutcome, SandboxSpec};
 use crate::docker::{is_conflict, is_not_found};
@@ -34,6 +38,10 @@ pub struct Watch<'a> {
     violation: Option<Violation>,
     killed_at: Option<Instant>,
     stopped_at: Option<Instant>,
+    /// The sandbox's init, once found; `None` until then or where it cannot be seen.
+    init: Option<Arc<SandboxInit>>,
+    /// When the init exited: every process of the program is gone from then on.
+    init_exited_at: Option<Instant>,
     tmpfs_bytes: u64,
     memory_bytes: u64,
 }
@@ -50,6 +58,8 @@ impl<'a> Watch<'a> {
             violation: None,
             killed_at: None,
             stopped_at: None,
+            init: None,
+            init_exited_at: None,
             tmpfs_bytes: limits.tmpfs_bytes,
             memory_bytes: limits.memory_bytes,
         }
@@ -69,11 +79,20 @@ impl<'a> Watch<'a> {
         let feed = feed_stdin(input, code);
         let stopped = wait_stopped(self.docker, self.container_id);
         let deadline = tokio::time::sleep_until(deadline_after(started, self.timeout).into());
-        tokio::pin!(feed, stopped, deadline);
+        let find_init = SandboxInit::find(self.docker, self.container_id);
+        tokio::pin!(feed, stopped, deadline, find_init);
         let (mut feeding, mut output_open, mut orders_open) = (true, true, true);
+        let mut finding_init = true;
         while output_open || self.stopped_at.is_none() {
             tokio::select! {
                 () = &mut feed, if feeding => feeding = false,
+                init = &mut find_init, if finding_init => {
+                    finding_init = false;
+                    self.on_init_found(init);
+                }
+                () = init_exited(self.init.clone()), if self.init_exited_at.is_none() => {
+                    self.init_exited_at = Some(Instant::now());
+                }
                 frame = output.next(), if output_open => match frame {
                     Some(Ok(frame)) => self.on_output(frame),
                     Some(Err(e)) => {
@@ -103,6 +122,28 @@ impl<'a> Watch<'a> {
         drained_by.or(killed_by)
     }
 
+    /// Keeps the init for kills; a kill ordered before it was found is repeated on it.
+    fn on_init_found(&mut self, init: Option<SandboxInit>) {
+        self.init = init.map(Arc::new);
+        if self.violation.is_some() {
+            self.kill_init();
+        }
+    }
+
+    /// Kills through the init's pidfd; false when there is none or the kernel refused.
+    fn kill_init(&self) -> bool {
+        let Some(init) = &self.init else {
+            return false;
+        };
+        match init.kill() {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::debug!(container = self.container_id, "pidfd kill failed: {e}");
+                false
+            }
+        }
+    }
+
     fn on_output(&mut self, frame: LogOutput) {
         let (buffer, name, message) = match frame {
             LogOutput::StdOut { message } => (&mut self.stdout, "stdout", message),
@@ -125,7 +166,8 @@ impl<'a> Watch<'a> {
 
     /// Kills the container for `violation`, unless an earlier violation already did.
     fn kill_for(&mut self, violation: Violation) {
-        if self.violation.is_some() || self.stopped_at.is_some() {
+        let ended = self.stopped_at.is_some() || self.init_exited_at.is_some();
+        if self.violation.is_some() || ended {
             return;
         }
         tracing::info!(
@@ -136,6 +178,9 @@ impl<'a> Watch<'a> {
         );
         self.violation = Some(violation);
         self.killed_at = Some(Instant::now());
+        if self.kill_init() {
+            return;
+        }
         // Not awaited: Docker answers a SIGKILL only once the container has stopped, and
         // it stops only once its output is drained, which this loop must keep doing.
         let (docker, container_id) = (self.docker.clone(), self.container_id.to_string());
@@ -153,7 +198,12 @@ impl<'a> Watch<'a> {
         if self.violation.is_none() {
             self.violation = self.violation_seen_after_exit(exit_code, oom_killed);
         }
-        let ended = self.stopped_at.unwrap_or_else(Instant::now);
+        // The program ended when its last process did, which the init's exit shows before
+        // Docker has finished its own bookkeeping.
+        let ended = match (self.init_exited_at, self.stopped_at) {
+            (Some(exited), Some(stopped)) => exited.min(stopped),
+            (exited, stopped) => exited.or(stopped).unwrap_or_else(Instant::now),
+        };
         SandboxOutcome {
             container_id: self.container_id.to_string(),
             exit_code,
@@ -245,6 +295,14 @@ pub async fn kill(docker: &Docker, container_id: &str) {
         // Not running any more, or already gone: nothing left to kill.
         Err(e) if is_conflict(&e) || is_not_found(&e) => {}
         Err(e) => tracing::warn!(container = container_id, "cannot kill sandbox: {e}"),
+    }
+}
+
+/// Resolves when `init` has exited; never when there is no init to watch.
+async fn init_exited(init: Option<Arc<SandboxInit>>) {
+    match init {
+        Some(init) => init.exited().await,
+        None => std::future::pending().await,
     }
 }
 
