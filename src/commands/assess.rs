@@ -3,7 +3,7 @@
 //! `0` no finding at or above `--fail-on`, `1` at least one, `2` bad usage or a file that
 //! could not be read (the readable ones are still reported).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::EXIT_USAGE;
@@ -20,9 +20,9 @@ pub fn assess(settings: &Settings, args: AssessArgs) -> ExitCode {
     let origin = Origin::parse(&args.origin).unwrap_or(Origin::External);
     let mut reports = Vec::with_capacity(args.files.len());
     let mut unreadable = false;
-    for path in &args.files {
-        match read_source(path) {
-            Ok(source) => reports.push(assess_one(path, &source, origin, settings)),
+    for outcome in assess_all(&args.files, origin, settings) {
+        match outcome {
+            Ok(report) => reports.push(report),
             Err(message) => {
                 eprintln!("cordon: {message}");
                 unreadable = true;
@@ -33,6 +33,38 @@ pub fn assess(settings: &Settings, args: AssessArgs) -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     }
     exit_status(&reports, &args.fail_on, unreadable)
+}
+
+/// Reads and assesses every file, spread over the machine's cores, in the given order.
+fn assess_all(
+    files: &[PathBuf],
+    origin: Origin,
+    settings: &Settings,
+) -> Vec<Result<FileReport, String>> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = files.len().div_ceil(cores).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|paths| {
+                scope.spawn(move || {
+                    let one = |path: &PathBuf| {
+                        let source = read_source(path)?;
+                        Ok(assess_one(path, &source, origin, settings))
+                    };
+                    paths.iter().map(one).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+            .collect()
+    })
 }
 
 fn assess_one(path: &Path, source: &str, origin: Origin, settings: &Settings) -> FileReport {
