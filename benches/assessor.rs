@@ -4,6 +4,7 @@
 //! (p50 <= 100 us, p99 <= 1 ms up to 200 lines).
 //!
 //! Run: `cargo bench --bench assessor` (add `-- --quick` for a shorter run).
+//! Uses the `cordon` binary's allocator (mimalloc), so the figures are the service's.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -12,6 +13,9 @@ use std::time::{Duration, Instant};
 use cordon::assessor::assess;
 use cordon::protocol::assessor::Origin;
 use criterion::{BenchmarkId, Criterion, Throughput};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
 
@@ -108,6 +112,25 @@ fn print_percentiles(inputs: &[(String, String)], rounds: usize) {
     }
 }
 
+/// p50 of ruff's parse alone, the floor under any assessment of the same program.
+fn print_parse_floor(inputs: &[(String, String)], rounds: usize) {
+    println!("\nruff's parse alone (the floor under the assessment), {rounds} runs each:");
+    for (name, source) in inputs {
+        let mut times: Vec<Duration> = (0..rounds)
+            .map(|_| {
+                let start = Instant::now();
+                black_box(ruff_python_parser::parse_unchecked_source(
+                    black_box(source),
+                    ruff_python_ast::PySourceType::Python,
+                ));
+                start.elapsed()
+            })
+            .collect();
+        times.sort_unstable();
+        println!("  {name:<16} p50 {:>8.1?}", times[rounds / 2]);
+    }
+}
+
 fn main() {
     let inputs = inputs();
     let mut criterion = Criterion::default().configure_from_args();
@@ -118,4 +141,5 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(5_000);
     print_percentiles(&inputs, rounds);
+    print_parse_floor(&inputs, rounds);
 }

@@ -6,7 +6,7 @@
 //! IOC strings (`policy`). Every string literal of a program goes through it, so it must
 //! cost about one bit test per byte.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Which list a marker came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl MarkerSet {
     pub fn new<'m>(markers: impl IntoIterator<Item = (&'m str, Tag)>) -> MarkerSet {
         let mut set = MarkerSet {
             prefixes: vec![0; 1 << 10],
-            by_prefix: HashMap::new(),
+            by_prefix: HashMap::default(),
         };
         for (marker, tag) in markers {
             let bytes = marker.trim().to_ascii_lowercase().into_bytes();

@@ -4,7 +4,7 @@
 //! `config::Settings` deserialises it; `assess` uses the compiled-in defaults and
 //! `assess_with` a given policy. The matcher is built once per policy value and shared.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::Deserialize;

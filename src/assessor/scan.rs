@@ -5,7 +5,7 @@
 //! Called by `engine`. Invariant: recursion is bounded by `MAX_WALK_DEPTH`; past it the
 //! walk stops descending and flags the program as too deep.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
