@@ -58,6 +58,13 @@ pub enum Command {
     Keygen(KeygenArgs),
     /// Release a BLOCKED request with a signed grant, then wait for its run result.
     Override(OverrideArgs),
+    /// The egress proxy inside its container (started by the supervisor, not by hand).
+    #[command(hide = true)]
+    ProxyWorker {
+        /// Port to listen on.
+        #[arg(long, default_value_t = 3128)]
+        port: u16,
+    },
 }
 
 #[derive(Debug, Args)]
