@@ -133,6 +133,10 @@ pub struct ExecArgs {
     /// Who wrote the code: the assistant itself (self) or anyone else (external).
     #[arg(long, default_value = "external", value_parser = ["self", "external"])]
     pub origin: String,
+    /// Network: none (default), or allowlist (read-only egress to the configured hosts
+    /// through cordon's proxy; only at the trust levels config allows).
+    #[arg(long, value_parser = ["none", "allowlist"])]
+    pub network: Option<String>,
     /// Wall-clock deadline in seconds (at most what the trust level allows).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,

@@ -93,7 +93,7 @@ struct Link {
 pub struct Lease {
     pub network: String,
     pub proxy_url: String,
-    pub attempts: mpsc::Receiver<Attempt>,
+    attempts: Option<mpsc::Receiver<Attempt>>,
     key: String,
     link: Arc<Link>,
     docker: Docker,
@@ -169,6 +169,12 @@ impl Egress {
 }
 
 impl Lease {
+    /// The request's connection attempts, as the proxy reports them; the stream ends once
+    /// the lease is closed. Taken once.
+    pub fn take_attempts(&mut self) -> Option<mpsc::Receiver<Attempt>> {
+        self.attempts.take()
+    }
+
     fn new(
         docker: &Docker,
         link: &Arc<Link>,
@@ -182,7 +188,7 @@ impl Lease {
         Lease {
             network: network.name.clone(),
             proxy_url: format!("http://{key}:{port}"),
-            attempts,
+            attempts: Some(attempts),
             key,
             link: link.clone(),
             docker: docker.clone(),
