@@ -322,6 +322,18 @@ impl Link {
         outcome
     }
 
+    /// Passes a connection report to its request (the queue holds the request's whole
+    /// connection cap, so it only overflows if the worker misbehaves).
+    fn route(&self, key: &str, attempt: Attempt) {
+        let Some(route) = self.lock_routes().get(key).cloned() else {
+            tracing::warn!(key, "a connection report for no running request");
+            return;
+        };
+        if route.try_send(attempt).is_err() {
+            tracing::warn!(key, "a connection report found its request's queue full");
+        }
+    }
+
     /// Handles one report line from the worker.
     fn on_report(&self, report: Report) {
         let answer = match report {
@@ -329,14 +341,7 @@ impl Link {
             Report::Granted { key } => format!("granted:{key}"),
             Report::Revoked { key } => format!("revoked:{key}"),
             Report::Connection { key, attempt } => {
-                let route = self.lock_routes().get(&key).cloned();
-                match route.map(|r| r.try_send(attempt)) {
-                    Some(Ok(())) => {}
-                    Some(Err(_)) => {
-                        tracing::warn!(key, "a connection report found its request's queue full")
-                    }
-                    None => tracing::warn!(key, "a connection report for no running request"),
-                }
+                self.route(&key, attempt);
                 return;
             }
         };

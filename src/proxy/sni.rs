@@ -198,10 +198,7 @@ mod tests {
     #[test]
     fn record_headers_are_checked() {
         assert_eq!(record_length(&[22, 3, 1, 0x02, 0x00]), Ok(512));
-        assert_eq!(
-            record_length(&[b'G', b'E', b'T', b' ', b'/']),
-            Err(SniError::NotTls)
-        );
+        assert_eq!(record_length(b"GET /"), Err(SniError::NotTls));
         assert_eq!(
             record_length(&[22, 3, 1, 0xff, 0xff]),
             Err(SniError::RecordTooLarge)
