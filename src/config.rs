@@ -260,7 +260,10 @@ impl Settings {
             .separator("__")
             .try_parsing(true)
             .list_separator(",")
-            .with_list_parse_key("overrides.operator_keys");
+            .with_list_parse_key("overrides.operator_keys")
+            .with_list_parse_key("network.allowed_trust")
+            .with_list_parse_key("network.allowlist")
+            .with_list_parse_key("network.resolve");
         let mut settings: Settings = builder.add_source(env).build()?.try_deserialize()?;
         settings.fill_derived()?;
         Ok(settings)

@@ -148,6 +148,11 @@ impl World {
     }
 
     fn config(&self) -> String {
+        self.config_with("")
+    }
+
+    /// The settings, with `extra` lines added to `[network]`.
+    fn config_with(&self, extra: &str) -> String {
         test_config(&format!(
             r#"
 [network]
@@ -155,6 +160,7 @@ allowed_trust = ["trusted"]
 allowlist = ["web.test", "secure.test", "{internal}"]
 resolve = ["web.test={web}", "secure.test={tls}"]
 upstream_network = "{upstream}"
+{extra}
 "#,
             internal = self.internal_name,
             web = self.web_ip,
@@ -276,6 +282,7 @@ fn make_readable(path: &Path) {
 /// hello.txt and a one-package index (PEP 503) with a tiny wheel, built here as a zip.
 fn write_site(dir: &Path) {
     std::fs::write(dir.join("hello.txt"), "hello from the allowlist\n").unwrap();
+    std::fs::write(dir.join("big.bin"), vec![b'x'; 1 << 20]).unwrap();
     let simple = dir.join("simple/tinypkg");
     std::fs::create_dir_all(&simple).unwrap();
     std::fs::create_dir_all(dir.join("packages")).unwrap();
@@ -647,4 +654,64 @@ fn networks_of(host: &str) -> Vec<String> {
     let filter = format!("label=cordon.host={host}");
     let names = docker(&["network", "ls", "-q", "--filter", &filter]);
     names.split_whitespace().map(str::to_string).collect()
+}
+
+const CAPPED: &str = r#"
+import json, urllib.error, urllib.request
+res = []
+for path in ["hello.txt", "hello.txt", "big.bin", "hello.txt", "hello.txt"]:
+    try:
+        body = urllib.request.urlopen("http://web.test/" + path, timeout=20).read()
+        res.append(len(body))
+    except urllib.error.HTTPError as e:
+        res.append(e.code)
+    except Exception as e:
+        res.append("error: " + type(e).__name__)
+print(json.dumps(res))
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bytes_and_connections_are_capped_per_request() {
+    let world = World::start();
+    let nats = Nats::start();
+    let mut leftovers = Leftovers(None);
+    let config = world.config_with("max_bytes = 100000\nmax_connections = 3");
+    let node = Node::up(&nats, "netcaps", &config);
+    leftovers.0 = Some(node.host.clone());
+    let client = client(&nats).await;
+    let (id, result) = run_with_id(&client, &with_network(CAPPED, Some("allowlist"))).await;
+    assert_eq!(result.status, Status::Completed, "{result:?}");
+    let out = printed(&result);
+    assert_eq!(out[0], 25, "{out}");
+    assert_eq!(out[1], 25, "{out}");
+    assert!(
+        !matches!(out[2].as_u64(), Some(n) if n >= 1 << 20),
+        "the big file is cut: {out}"
+    );
+    assert_eq!(out[3], 403, "past the connection cap: {out}");
+    assert_eq!(out[4], 403, "past the connection cap: {out}");
+
+    let seen = connections(&node, &id, 4);
+    let big = find(&seen, "the capped download", |c| {
+        c["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("byte cap")
+    });
+    assert_eq!(big["allowed"], false, "{big}");
+    assert!(big["bytes_received"].as_u64().unwrap() <= 100_000, "{big}");
+    let over = find(&seen, "the refused attempts", |c| {
+        c["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("2 more connection attempts refused")
+    });
+    assert_eq!(over["allowed"], false);
+    assert_eq!(seen.len(), 4, "three attempts and one summary: {seen:#?}");
+    let entries = audit_entries(&node.audit_dir(), &id);
+    assert_eq!(
+        network_violations(&entries).len(),
+        2,
+        "the cut and the refused ones"
+    );
 }

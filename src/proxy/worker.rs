@@ -390,8 +390,12 @@ async fn forward(
     attempt: &mut Attempt,
 ) -> Result<String, Refusal> {
     let rebuilt = origin_request(head);
+    // Nothing was relayed yet: a request past the byte cap can still be answered 403.
+    add_bytes(grant, rebuilt.len() as u64).map_err(|refusal| match refusal {
+        Refusal::DeniedMidway(reason) => Refusal::Denied(reason),
+        other => other,
+    })?;
     attempt.allowed = true;
-    add_bytes(grant, rebuilt.len() as u64)?;
     upstream
         .write_all(&rebuilt)
         .await
