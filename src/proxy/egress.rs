@@ -94,6 +94,7 @@ pub struct Lease {
     pub network: String,
     pub proxy_url: String,
     attempts: Option<mpsc::Receiver<Attempt>>,
+    request_id: String,
     key: String,
     link: Arc<Link>,
     docker: Docker,
@@ -131,6 +132,7 @@ impl Egress {
         .await
         .map_err(net_error("create"))?;
         let lease = Lease::new(
+            request_id,
             &self.docker,
             &link,
             &network,
@@ -176,6 +178,7 @@ impl Lease {
     }
 
     fn new(
+        request_id: &str,
         docker: &Docker,
         link: &Arc<Link>,
         network: &RequestNetwork,
@@ -189,6 +192,7 @@ impl Lease {
             network: network.name.clone(),
             proxy_url: format!("http://{key}:{port}"),
             attempts: Some(attempts),
+            request_id: request_id.to_string(),
             key,
             link: link.clone(),
             docker: docker.clone(),
@@ -213,7 +217,7 @@ impl Lease {
         revoked?;
         removed.map_err(|source| EgressError::Network {
             action: "remove",
-            request_id: self.network.clone(),
+            request_id: self.request_id.clone(),
             source,
         })
     }
