@@ -505,6 +505,7 @@ try:
     res["dns"] = "resolved"
 except Exception as e:
     res["dns"] = "error: " + type(e).__name__
+res["ipv6"] = open("/proc/net/if_inet6").read()
 try:
     urllib.request.build_opener(urllib.request.ProxyHandler({})).open("http://web.test/hello.txt", timeout=5)
     res["no_proxy"] = "ok"
@@ -549,6 +550,7 @@ async fn every_bypass_is_refused_and_audited_as_a_network_violation() {
         let text = out[failed].as_str().unwrap_or_default();
         assert!(text.starts_with("error"), "{failed} should fail: {out}");
     }
+    assert_eq!(out["ipv6"], "", "no IPv6 address at all: {out}");
     assert!(
         matches!(host_listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
         "nothing from the sandbox reached the host"

@@ -162,6 +162,18 @@ const PIP_ENVIRONMENT: [&str; 3] = [
     "PIP_BREAK_SYSTEM_PACKAGES=1",
 ];
 
+/// An allowlist sandbox speaks IPv4 to its proxy only: IPv6 is switched off explicitly
+/// (Docker 20.10 already does so on IPv4-only networks), so no link-local IPv6 address of
+/// the host's bridge can be reached.
+fn egress_sysctls(spec: &SandboxSpec) -> Option<HashMap<String, String>> {
+    spec.egress.as_ref().map(|_| {
+        HashMap::from([(
+            "net.ipv6.conf.all.disable_ipv6".to_string(),
+            "1".to_string(),
+        )])
+    })
+}
+
 /// `none`, or the request's own network.
 fn network_mode(spec: &SandboxSpec) -> String {
     match &spec.egress {
@@ -182,6 +194,7 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
         tmpfs: Some(tmpfs_mounts(spec)),
         shm_size: Some(clamp_i64(limits.tmpfs_bytes)),
         network_mode: Some(network_mode(spec)),
+        sysctls: egress_sysctls(spec),
         memory: Some(memory),
         memory_swap: Some(memory),
         nano_cpus: Some((limits.cpus * 1e9).round() as i64),
@@ -305,6 +318,7 @@ mod tests {
         let host = body.host_config.unwrap();
         assert_eq!(host.network_mode.as_deref(), Some("cordon-net-x"));
         assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
+        assert_eq!(host.sysctls.unwrap()["net.ipv6.conf.all.disable_ipv6"], "1");
         let env = body.env.unwrap();
         assert!(env.contains(&"HTTPS_PROXY=http://10.213.0.2:3128".to_string()));
         assert!(env.contains(&"http_proxy=http://10.213.0.2:3128".to_string()));
