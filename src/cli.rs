@@ -58,6 +58,13 @@ pub enum Command {
     Keygen(KeygenArgs),
     /// Release a BLOCKED request with a signed grant, then wait for its run result.
     Override(OverrideArgs),
+    /// The egress proxy inside its container (started by the supervisor, not by hand).
+    #[command(hide = true)]
+    ProxyWorker {
+        /// Port to listen on.
+        #[arg(long, default_value_t = 3128)]
+        port: u16,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -126,6 +133,10 @@ pub struct ExecArgs {
     /// Who wrote the code: the assistant itself (self) or anyone else (external).
     #[arg(long, default_value = "external", value_parser = ["self", "external"])]
     pub origin: String,
+    /// Network: none (default), or allowlist (read-only egress to the configured hosts
+    /// through cordon's proxy; only at the trust levels config allows).
+    #[arg(long, value_parser = ["none", "allowlist"])]
+    pub network: Option<String>,
     /// Wall-clock deadline in seconds (at most what the trust level allows).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,

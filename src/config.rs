@@ -32,6 +32,8 @@ pub struct Settings {
     pub log: LogSettings,
     pub overrides: OverrideSettings,
     pub analysers: AnalyserSettings,
+    /// Egress for `network: allowlist` requests (see `proxy`).
+    pub network: NetworkSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -214,6 +216,29 @@ impl Default for AnalyserSettings {
     }
 }
 
+/// Who may ask for `network: allowlist`, where it may go, and how much it may move.
+#[derive(Debug, Clone, Deserialize)]
+pub struct NetworkSettings {
+    /// Trust levels whose requests may ask for `allowlist`; others are rejected.
+    pub allowed_trust: Vec<TrustLevel>,
+    /// Host names the proxy lets requests reach (exact, case-insensitive).
+    pub allowlist: Vec<String>,
+    /// `name=address` entries answered without DNS; the only way to a private address.
+    pub resolve: Vec<String>,
+    /// Code assessed at this level or above gets no network even if it asked.
+    pub force_none_at: crate::protocol::assessor::Level,
+    /// Bytes relayed per request over all its connections.
+    pub max_bytes: u64,
+    /// Connection attempts per request.
+    pub max_connections: u32,
+    /// Port the proxy listens on inside its container.
+    pub proxy_port: u16,
+    /// Docker network the proxy container reaches the outside through.
+    pub upstream_network: String,
+    /// IPv4 range the per-request internal networks are cut from (/28 each).
+    pub subnet_pool: String,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read settings: {0}")]
@@ -235,7 +260,10 @@ impl Settings {
             .separator("__")
             .try_parsing(true)
             .list_separator(",")
-            .with_list_parse_key("overrides.operator_keys");
+            .with_list_parse_key("overrides.operator_keys")
+            .with_list_parse_key("network.allowed_trust")
+            .with_list_parse_key("network.allowlist")
+            .with_list_parse_key("network.resolve");
         let mut settings: Settings = builder.add_source(env).build()?.try_deserialize()?;
         settings.fill_derived()?;
         Ok(settings)
@@ -270,6 +298,10 @@ impl Settings {
                 why: format!("{bad:?} is not a usable signature"),
             });
         }
+        crate::proxy::check_settings(&self.network).map_err(|why| ConfigError::Invalid {
+            key: "network",
+            why,
+        })?;
         if self.node.data_dir.is_empty() {
             self.node.data_dir = default_data_dir().to_string_lossy().into_owned();
         }

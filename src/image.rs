@@ -1,5 +1,5 @@
 //! `cordon image build`: makes the sandbox image from Debian's own packages, with no
-//! registry involved. debootstrap (minbase + python3) into a temporary directory, strip what
+//! registry involved. debootstrap (minbase + python3 + pip) into a temporary directory, strip what
 //! a sandbox does not need (apt caches, setuid/setgid bits), import the tree into Docker
 //! under a temporary tag, check that it runs Python in a real sandbox, and only then move
 //! `settings.image` onto it. The temporary directory and tag are removed on every path.
@@ -124,12 +124,13 @@ async fn run_debootstrap(
     progress: &mut impl FnMut(&str),
 ) -> Result<(), ImageError> {
     progress(&format!(
-        "debootstrap: Debian {} with python3 (takes a minute or two)",
+        "debootstrap: Debian {} with python3 and pip (takes a minute or two)",
         settings.debian_suite
     ));
     let mut args: Vec<OsString> = vec![
         "--variant=minbase".into(),
-        "--include=python3".into(),
+        // pip, so dependency fetching through the egress proxy works unchanged (issue 5).
+        "--include=python3,python3-pip".into(),
         settings.debian_suite.clone().into(),
         root.into(),
     ];
@@ -412,10 +413,11 @@ async fn smoke_test(
         },
         nofile: 64,
         fsize_bytes: 1 << 20,
+        egress: None,
     };
     let (_orders, kills) = tokio::sync::mpsc::channel(1);
     let (lifecycle, _events) = tokio::sync::mpsc::channel(8);
-    let code = "import sys\nprint(sys.version_info[0])\n";
+    let code = "import sys, pip\nprint(sys.version_info[0])\n";
     let outcome = run_sandbox(docker, &spec, code, kills, lifecycle)
         .await
         .map_err(|e| broken(e.to_string()))?;

@@ -8,6 +8,7 @@
 //! - [`scheduler`]: the Scheduler actor: turns trust + assessment into limits, admits work.
 //! - [`supervisor`]: the ContainerSupervisor actor: runs each job in a fresh hardened sandbox.
 //! - [`monitor`]: the ResourceMonitor actor: follows sandbox usage, orders kills.
+//! - [`proxy`]: the egress proxy for `network: allowlist` requests, and its pure policy.
 //! - [`audit`]: the AuditChain actor: the single writer of the hash-chained audit log.
 //! - [`node`]: starts actors in one process (`up`, `serve`) and the embedded nats-server.
 //! - [`client`]: submit a request and wait for its result (what `cordon exec` uses).
@@ -33,6 +34,7 @@ pub mod metrics;
 pub mod monitor;
 pub mod node;
 pub mod protocol;
+pub mod proxy;
 pub mod scheduler;
 pub mod shutdown;
 pub mod supervisor;

@@ -142,6 +142,7 @@ async fn run(client: &Client, code: &str, timeout_ms: Option<u64>) -> ExecResult
         origin: None,
         timeout_ms,
         client: Some("bench".into()),
+        network: None,
     };
     let id = Client::new_request_id();
     client

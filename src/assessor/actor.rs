@@ -24,7 +24,7 @@ use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest, ExecResult, Statu
 use crate::protocol::grant::HeldRequest;
 use crate::protocol::{now_ms, Envelope, Subject};
 
-use super::validate::{validate_request, validate_request_id};
+use super::validate::{check_network, validate_request, validate_request_id};
 
 const NAME: &str = "assessor";
 
@@ -90,7 +90,9 @@ impl State {
                 NAME,
             );
         }
-        let outcome = match validate_request(envelope.body.clone(), &self.settings.caps) {
+        let validated = validate_request(envelope.body.clone(), &self.settings.caps)
+            .and_then(|job| check_network(job, &self.settings.network));
+        let outcome = match validated {
             Ok(job) => self.assess_and_forward(&envelope, &request, job).await,
             Err(error) => {
                 self.reporter

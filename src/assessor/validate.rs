@@ -3,9 +3,10 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::config::Caps;
+use crate::config::{Caps, NetworkSettings};
 use crate::protocol::assessor::{Job, Origin, TrustLevel};
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest};
+use crate::protocol::scheduler::Network;
 use crate::protocol::subjects::is_valid_token;
 
 /// Checks a request id can name a result subject.
@@ -41,6 +42,15 @@ pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorI
             )
         })?,
     };
+    let network = match request.network.as_deref() {
+        None => Network::None,
+        Some(text) => Network::parse(text).ok_or_else(|| {
+            ErrorInfo::new(
+                ErrorCode::UnknownNetwork,
+                format!("network {text:?} is not one of none, allowlist"),
+            )
+        })?,
+    };
     if request.timeout_ms == Some(0) {
         return Err(ErrorInfo::new(
             ErrorCode::InvalidRequest,
@@ -54,7 +64,29 @@ pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorI
         origin,
         timeout_ms: request.timeout_ms,
         client: request.client,
+        network,
     })
+}
+
+/// Refuses `network: allowlist` at a trust level the settings do not allow it for: the
+/// caller asked for something explicit, so a silent downgrade would only confuse them.
+pub fn check_network(job: Job, settings: &NetworkSettings) -> Result<Job, ErrorInfo> {
+    if job.network == Network::Allowlist && !settings.allowed_trust.contains(&job.trust) {
+        let allowed: Vec<&str> = settings.allowed_trust.iter().map(|t| t.as_str()).collect();
+        return Err(ErrorInfo::new(
+            ErrorCode::NetworkNotAllowed,
+            format!(
+                "network \"allowlist\" is not allowed at trust level {}; allowed: {}",
+                job.trust.as_str(),
+                if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                }
+            ),
+        ));
+    }
+    Ok(job)
 }
 
 fn validate_code(bytes: Vec<u8>, max_bytes: u64) -> Result<String, ErrorInfo> {
@@ -95,6 +127,7 @@ mod tests {
             origin: None,
             timeout_ms: None,
             client: None,
+            network: None,
         }
     }
 
@@ -125,6 +158,24 @@ mod tests {
         let mut zero = request(b"print(1)");
         zero.timeout_ms = Some(0);
         assert_eq!(code_of(zero), "invalid_request");
+    }
+
+    #[test]
+    fn allowlist_is_only_for_the_trust_levels_config_names() {
+        let settings = Settings::load(None).unwrap().network;
+        let mut asked = request(b"print(1)");
+        asked.network = Some("allowlist".into());
+        let untrusted = validate_request(asked.clone(), &caps()).unwrap();
+        assert_eq!(untrusted.network, Network::Allowlist);
+        let error = check_network(untrusted, &settings).unwrap_err();
+        assert_eq!(error.code, "network_not_allowed");
+        assert!(error.message.contains("untrusted"), "{}", error.message);
+        asked.trust = Some("trusted".into());
+        let trusted = validate_request(asked, &caps()).unwrap();
+        assert!(check_network(trusted, &settings).is_ok());
+        let mut odd = request(b"print(1)");
+        odd.network = Some("bridge".into());
+        assert_eq!(code_of(odd), "unknown_network");
     }
 
     #[test]

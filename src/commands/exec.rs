@@ -38,6 +38,7 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
         origin: Some(args.origin.clone()),
         timeout_ms: args.timeout.map(|s| (s * 1000.0).max(1.0) as u64),
         client: Some("cordon-cli".into()),
+        network: args.network.clone(),
     };
     let request_id = args
         .request_id

@@ -54,6 +54,18 @@ async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
         Command::Assess(args) => assess::assess(&settings, args),
         Command::Keygen(args) => keygen::keygen(args),
         Command::Override(args) => override_cmd::override_request(settings, args).await,
+        Command::ProxyWorker { port } => proxy_worker(port).await,
+    }
+}
+
+/// `cordon proxy-worker`: serves until its supervisor closes stdin.
+async fn proxy_worker(port: u16) -> ExitCode {
+    match crate::proxy::worker::run(port).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("cordon: the egress proxy cannot listen on port {port}: {error}");
+            ExitCode::from(EXIT_UNAVAILABLE)
+        }
     }
 }
 

@@ -68,6 +68,9 @@ pub struct Job {
     pub timeout_ms: Option<u64>,
     #[serde(default)]
     pub client: Option<String>,
+    /// The network the request asked for (the Scheduler may still force `none`).
+    #[serde(default)]
+    pub network: super::scheduler::Network,
 }
 
 /// Risk level, lowest to highest; ordered so `max` picks the worst.

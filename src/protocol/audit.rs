@@ -73,6 +73,21 @@ pub enum AuditRecord {
     Finished {
         result: Box<ExecResult>,
     },
+    /// One connection attempt through the egress proxy, allowed or not, once it is over.
+    NetworkConnection {
+        /// `GET`, `HEAD`, `CONNECT`, a refused method, or `?` when unreadable.
+        method: String,
+        host: String,
+        port: u16,
+        /// The address connected to, when it got that far.
+        #[serde(default)]
+        address: Option<String>,
+        allowed: bool,
+        /// Why it was refused or cut, or how it ended.
+        reason: String,
+        bytes_sent: u64,
+        bytes_received: u64,
+    },
     /// An override grant arrived for a held request; kept whether accepted or not.
     OverrideGrant {
         #[serde(default)]
@@ -108,6 +123,7 @@ impl AuditRecord {
             AuditRecord::ContainerRemoved { .. } => "container_removed",
             AuditRecord::Violation { .. } => "violation",
             AuditRecord::Finished { .. } => "finished",
+            AuditRecord::NetworkConnection { .. } => "network_connection",
             AuditRecord::OverrideGrant { .. } => "override_grant",
         }
     }

@@ -25,6 +25,10 @@ pub struct ExecRequest {
     /// A client or session key, kept in the audit log.
     #[serde(default)]
     pub client: Option<String>,
+    /// `none` (default: no network at all) or `allowlist` (read-only egress through
+    /// cordon's proxy to the configured hosts; only for the trust levels config allows).
+    #[serde(default)]
+    pub network: Option<String>,
 }
 
 /// How a request ended.
@@ -120,6 +124,8 @@ pub enum ErrorCode {
     CodeNotUtf8,
     UnknownTrustLevel,
     UnknownOrigin,
+    UnknownNetwork,
+    NetworkNotAllowed,
     ImageMissing,
     Docker,
     Undeliverable,
@@ -138,6 +144,8 @@ impl ErrorCode {
             ErrorCode::CodeNotUtf8 => "code_not_utf8",
             ErrorCode::UnknownTrustLevel => "unknown_trust_level",
             ErrorCode::UnknownOrigin => "unknown_origin",
+            ErrorCode::UnknownNetwork => "unknown_network",
+            ErrorCode::NetworkNotAllowed => "network_not_allowed",
             ErrorCode::ImageMissing => "image_missing",
             ErrorCode::Docker => "docker",
             ErrorCode::Undeliverable => "undeliverable",

@@ -5,12 +5,30 @@ use serde::{Deserialize, Serialize};
 
 use super::assessor::{Assessment, Job};
 
-/// Network access granted to a sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Network access asked for or granted to a sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Network {
     /// No interface but loopback.
+    #[default]
     None,
+    /// Its own internal network whose only peer is cordon's egress proxy.
+    Allowlist,
+}
+
+impl Network {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Network::None => "none",
+            Network::Allowlist => "allowlist",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Network> {
+        [Network::None, Network::Allowlist]
+            .into_iter()
+            .find(|n| n.as_str() == text)
+    }
 }
 
 /// The concrete limits one sandbox runs under.

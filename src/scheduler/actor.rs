@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::limits::requested_limits;
+use super::limits::{granted_network, requested_limits};
 use super::placement::Capacity;
 use crate::bus::report::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
@@ -119,13 +119,15 @@ impl State {
             Err(disposition) => return disposition,
         };
         let job = &envelope.body.job;
-        let wanted = requested_limits(
+        let level = envelope.body.assessment.level;
+        let mut wanted = requested_limits(
             &self.settings,
             job.trust,
-            envelope.body.assessment.level,
+            level,
             job.code.len() as u64,
             job.timeout_ms,
         );
+        wanted.network = granted_network(&self.settings, job.network, level);
         let Some((host, limits)) = self.wait_for_room(&request.request_id, &wanted).await else {
             // Shutting down while holding it: let another scheduler take it now.
             return Disposition::Retry(Duration::ZERO);

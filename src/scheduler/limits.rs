@@ -42,6 +42,15 @@ pub fn requested_limits(
     }
 }
 
+/// The network a job gets: what it asked for, except that code assessed at
+/// `[network] force_none_at` or above gets none (it still runs, without network).
+pub fn granted_network(settings: &Settings, asked: Network, level: Level) -> Network {
+    match asked {
+        Network::Allowlist if level < settings.network.force_none_at => Network::Allowlist,
+        _ => Network::None,
+    }
+}
+
 /// Riskier code runs with less: LOW gets the trust level's limits, MEDIUM and HIGH a share.
 fn risk_factor(settings: &Settings, level: Level) -> f64 {
     match level {
@@ -66,6 +75,23 @@ mod tests {
         assert_eq!(limits.memory_bytes, 1 << 30);
         assert_eq!(limits.timeout_ms, 120_000);
         assert_eq!(limits.network, Network::None);
+    }
+
+    #[test]
+    fn risky_code_loses_the_network_it_asked_for() {
+        let s = settings();
+        assert_eq!(
+            granted_network(&s, Network::Allowlist, Level::Medium),
+            Network::Allowlist
+        );
+        assert_eq!(
+            granted_network(&s, Network::Allowlist, Level::High),
+            Network::None
+        );
+        assert_eq!(
+            granted_network(&s, Network::None, Level::Low),
+            Network::None
+        );
     }
 
     #[test]

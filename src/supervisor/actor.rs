@@ -6,7 +6,10 @@
 //! on `cordon.v1.host.load.<host>`. On start it removes sandboxes a dead predecessor left,
 //! then keeps a warm pool (`[pool]`): a job whose limits are exactly a pooled level's takes
 //! a warm sandbox, any other starts cold. The pool only uses room its jobs leave, and is
-//! closed (every warm sandbox removed) before the actor ends.
+//! closed (every warm sandbox removed) before the actor ends. A job granted
+//! `network: allowlist` always starts cold on its own network behind the host's egress
+//! proxy (`proxy::Egress`); each connection attempt it makes is audited, and each denial
+//! is also a `network` violation (the connection is refused; the program runs on).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,13 +30,16 @@ use crate::config::Settings;
 use crate::docker::HostCapacity;
 use crate::node::{ActorEnv, ActorError};
 use crate::protocol::audit::AuditRecord;
-use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation};
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation, ViolationKind};
 use crate::protocol::monitor::{KillOrder, UsageSample};
+use crate::protocol::scheduler::Network;
 use crate::protocol::scheduler::Scheduled;
 use crate::protocol::supervisor::{
     ContainerExited, ContainerStarted, HostLoad, RunningJob, ViolationEvent,
 };
 use crate::protocol::{decode, Envelope, Subject};
+use crate::proxy::control::Attempt;
+use crate::proxy::{Egress, Lease};
 
 const NAME: &str = "supervisor";
 /// How long to wait for the monitor's last sample after a sandbox ends.
@@ -65,6 +71,8 @@ struct State {
     load_changed: Notify,
     /// `None` when no trust level is pooled.
     pool: Option<WarmPool>,
+    /// The host's egress proxy, started on the first allowlist job.
+    egress: Egress,
 }
 
 async fn run(env: ActorEnv) -> Result<(), ActorError> {
@@ -83,6 +91,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
             "removed sandboxes left by a previous supervisor"
         );
     }
+    reap_networks(&docker, &host).await;
     let capacity = crate::docker::host_capacity(&docker)
         .await
         .map_err(|e| fatal(e.to_string()))?;
@@ -104,6 +113,12 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         running: Mutex::default(),
         load_changed: Notify::new(),
         pool,
+        egress: Egress::new(
+            &docker,
+            &host,
+            &env.settings.sandbox.image,
+            &env.settings.network,
+        ),
     });
     let kills = env
         .bus
@@ -140,7 +155,19 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
     if let Err(error) = reap(&docker, &host).await {
         tracing::warn!(%error, "final clean-up of sandboxes failed");
     }
+    reap_networks(&docker, &host).await;
     pulled.map_err(ActorError::from)
+}
+
+/// Removes the request networks of this host (its containers must be gone first).
+async fn reap_networks(docker: &Docker, host: &str) {
+    match crate::proxy::network::reap_networks(docker, host).await {
+        Ok(removed) if !removed.is_empty() => {
+            tracing::warn!(?removed, "removed request networks left behind")
+        }
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "cannot remove leftover request networks"),
+    }
 }
 
 /// Delivers the monitor's kill orders to the runs they name.
@@ -264,9 +291,20 @@ impl State {
         &self,
         request: &RequestRef,
         job: Scheduled,
-        (spec, warm): (SandboxSpec, Option<WarmContainer>),
+        (mut spec, warm): (SandboxSpec, Option<WarmContainer>),
         kills: mpsc::Receiver<Violation>,
     ) -> Result<(), BusError> {
+        let mut lease = match self.open_egress(request, &job, &mut spec).await {
+            Ok(lease) => lease,
+            Err(result) => return self.reporter.finish(request, *result).await,
+        };
+        let attempts = lease
+            .as_mut()
+            .and_then(|l| Some((l.network.clone(), l.take_attempts()?)));
+        let attempts = attempts.map(|(tag, attempts)| {
+            let audit = self.violations(request);
+            tokio::spawn(forward_attempts(audit, tag, attempts))
+        });
         let usage_subject = Subject::ContainerUsage {
             request_id: request.request_id.clone(),
         };
@@ -282,6 +320,10 @@ impl State {
         ));
         let code = &job.job.code;
         let outcome = run_sandbox_warm(&self.docker, warm, &spec, code, kills, lifecycle).await;
+        close_egress(lease).await;
+        if let Some(attempts) = attempts {
+            attempts.await.unwrap_or(Ok(()))?;
+        }
         let forwarded = forwarder.await.unwrap_or(Ok(()));
         forwarded?;
         let result = match outcome {
@@ -303,6 +345,45 @@ impl State {
         self.reporter.finish(request, result).await
     }
 
+    /// For an allowlist job: its own network behind the proxy, named in `spec`. A job that
+    /// cannot get one ends `failed` (it never runs with more or less network than granted).
+    async fn open_egress(
+        &self,
+        request: &RequestRef,
+        job: &Scheduled,
+        spec: &mut SandboxSpec,
+    ) -> Result<Option<Lease>, Box<ExecResult>> {
+        if job.limits.network != Network::Allowlist {
+            return Ok(None);
+        }
+        match self.egress.open(&request.request_id).await {
+            Ok(lease) => {
+                spec.egress = Some(super::SandboxEgress {
+                    network: lease.network.clone(),
+                    proxy_url: lease.proxy_url.clone(),
+                });
+                Ok(Some(lease))
+            }
+            Err(error) => {
+                tracing::error!(request_id = %request.request_id, %error, "no egress for an allowlist job");
+                let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
+                result.error = Some(ErrorInfo::new(ErrorCode::Docker, error.to_string()));
+                result.assessment = Some(job.assessment.clone());
+                result.limits = Some(job.limits.clone());
+                Err(Box::new(result))
+            }
+        }
+    }
+
+    fn violations(&self, request: &RequestRef) -> ViolationReporter {
+        ViolationReporter {
+            bus: self.bus.clone(),
+            reporter: self.reporter.clone(),
+            host: self.host.clone(),
+            request: request.clone(),
+        }
+    }
+
     fn sandbox_spec(&self, request: &RequestRef, job: &Scheduled) -> SandboxSpec {
         let sandbox = &self.settings.sandbox;
         SandboxSpec {
@@ -315,6 +396,7 @@ impl State {
             limits: job.limits.clone(),
             nofile: self.settings.caps.nofile,
             fsize_bytes: self.settings.caps.fsize_bytes,
+            egress: None,
         }
     }
 
@@ -323,13 +405,32 @@ impl State {
         request: &RequestRef,
         violation: Violation,
     ) -> Result<(), BusError> {
+        self.violations(request).report(violation, None).await
+    }
+}
+
+/// Publishes one request's violations (`events.violation`) and records them.
+struct ViolationReporter {
+    bus: Bus,
+    reporter: Reporter,
+    host: String,
+    request: RequestRef,
+}
+
+impl ViolationReporter {
+    /// `distinct` separates several violations of one request (network denials).
+    async fn report(&self, violation: Violation, distinct: Option<&str>) -> Result<(), BusError> {
+        let request = &self.request;
         let event = ViolationEvent {
             host: self.host.clone(),
             container_id: String::new(),
             violation: violation.clone(),
         };
         let envelope = request.envelope(event);
-        let msg_id = format!("{}.violation", request.request_id);
+        let msg_id = match distinct {
+            Some(extra) => format!("{}.violation.{extra}", request.request_id),
+            None => format!("{}.violation", request.request_id),
+        };
         self.bus
             .publish_durable(
                 &Subject::EventsViolation,
@@ -342,7 +443,56 @@ impl State {
             container_id: String::new(),
             violation,
         };
-        self.reporter.record(request, None, record).await
+        self.reporter.record(request, distinct, record).await
+    }
+}
+
+/// Audits each connection attempt of one run (tagged with its network's unique name, so
+/// a redelivered job's new run is not taken for a duplicate); a denial is also a
+/// `network` violation. Ends when the lease is closed.
+async fn forward_attempts(
+    audit: ViolationReporter,
+    tag: String,
+    mut attempts: mpsc::Receiver<Attempt>,
+) -> Result<(), BusError> {
+    let mut number = 0u32;
+    while let Some(attempt) = attempts.recv().await {
+        number += 1;
+        let distinct = format!("{tag}-{number}");
+        let denial = (!attempt.allowed).then(|| Violation {
+            kind: ViolationKind::Network,
+            detail: format!(
+                "{} {}:{} refused: {}",
+                attempt.method, attempt.host, attempt.port, attempt.reason
+            ),
+        });
+        let record = AuditRecord::NetworkConnection {
+            method: attempt.method,
+            host: attempt.host,
+            port: attempt.port,
+            address: attempt.address,
+            allowed: attempt.allowed,
+            reason: attempt.reason,
+            bytes_sent: attempt.bytes_sent,
+            bytes_received: attempt.bytes_received,
+        };
+        audit
+            .reporter
+            .record(&audit.request, Some(&distinct), record)
+            .await?;
+        if let Some(violation) = denial {
+            audit.report(violation, Some(&distinct)).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Revokes the grant and removes the request's network (after the sandbox is gone).
+async fn close_egress(lease: Option<Lease>) {
+    if let Some(lease) = lease {
+        if let Err(error) = lease.close().await {
+            tracing::warn!(%error, "cannot close a request's egress cleanly; reap will finish it");
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The container configuration every sandbox gets: no capabilities, no new privileges, a
-//! read-only root with size-capped tmpfs scratch space, no network, cgroup limits, ulimits,
+//! read-only root with size-capped tmpfs scratch space, no network (or, for `allowlist`,
+//! only the request's own internal network and the proxy variables), cgroup limits, ulimits,
 //! an init as PID 1, no log files, and an environment made only of constants.
 //! Pure: `container_config` builds the request body, `run_sandbox` sends it; a warm
 //! sandbox gets the very same body with only its labels changed (`warm_container_config`).
@@ -116,7 +117,7 @@ pub fn container_config(spec: &SandboxSpec) -> ContainerCreateBody {
         open_stdin: Some(true),
         stdin_once: Some(true),
         tty: Some(false),
-        network_disabled: Some(true),
+        network_disabled: Some(spec.egress.is_none()),
         host_config: Some(host_config(spec)),
         ..Default::default()
     }
@@ -134,13 +135,51 @@ pub fn warm_container_config(template: &SandboxSpec) -> ContainerCreateBody {
     body
 }
 
-/// The environment: constants only, never the service's own.
+/// The environment: constants only, never the service's own; an allowlist sandbox also
+/// gets its proxy (both spellings, which pip and urllib read) and pip settings. These are
+/// conveniences: without them the sandbox still reaches nothing but the proxy.
 fn environment(spec: &SandboxSpec) -> Vec<String> {
-    vec![
+    let mut env = vec![
         format!("PATH={SANDBOX_PATH}"),
         "LANG=C.UTF-8".to_string(),
         format!("HOME={}", spec.workdir),
-    ]
+    ];
+    if let Some(egress) = &spec.egress {
+        for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+            env.push(format!("{name}={}", egress.proxy_url));
+        }
+        env.extend(PIP_ENVIRONMENT.iter().map(|v| v.to_string()));
+    }
+    env
+}
+
+/// pip in a throwaway sandbox: no prompts, no self-update check, and installs into a
+/// tmpfs (`--user` or `--target`) allowed although Debian marks the system as managed
+/// (its root is read-only anyway).
+const PIP_ENVIRONMENT: [&str; 3] = [
+    "PIP_NO_INPUT=1",
+    "PIP_DISABLE_PIP_VERSION_CHECK=1",
+    "PIP_BREAK_SYSTEM_PACKAGES=1",
+];
+
+/// An allowlist sandbox speaks IPv4 to its proxy only: IPv6 is switched off explicitly
+/// (Docker 20.10 already does so on IPv4-only networks), so no link-local IPv6 address of
+/// the host's bridge can be reached.
+fn egress_sysctls(spec: &SandboxSpec) -> Option<HashMap<String, String>> {
+    spec.egress.as_ref().map(|_| {
+        HashMap::from([(
+            "net.ipv6.conf.all.disable_ipv6".to_string(),
+            "1".to_string(),
+        )])
+    })
+}
+
+/// `none`, or the request's own network.
+fn network_mode(spec: &SandboxSpec) -> String {
+    match &spec.egress {
+        Some(egress) => egress.network.clone(),
+        None => "none".to_string(),
+    }
 }
 
 fn host_config(spec: &SandboxSpec) -> HostConfig {
@@ -154,7 +193,8 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
         readonly_rootfs: Some(true),
         tmpfs: Some(tmpfs_mounts(spec)),
         shm_size: Some(clamp_i64(limits.tmpfs_bytes)),
-        network_mode: Some("none".to_string()),
+        network_mode: Some(network_mode(spec)),
+        sysctls: egress_sysctls(spec),
         memory: Some(memory),
         memory_swap: Some(memory),
         nano_cpus: Some((limits.cpus * 1e9).round() as i64),
@@ -239,6 +279,7 @@ mod tests {
             },
             nofile: 256,
             fsize_bytes: 1 << 20,
+            egress: None,
         }
     }
 
@@ -262,6 +303,30 @@ mod tests {
                 "LANG=C.UTF-8",
                 "HOME=/work"
             ]
+        );
+    }
+
+    #[test]
+    fn an_allowlist_sandbox_is_on_its_network_with_the_proxy_named() {
+        let mut allowlist = spec();
+        allowlist.egress = Some(super::super::SandboxEgress {
+            network: "cordon-net-x".into(),
+            proxy_url: "http://10.213.0.2:3128".into(),
+        });
+        let body = container_config(&allowlist);
+        assert_eq!(body.network_disabled, Some(false));
+        let host = body.host_config.unwrap();
+        assert_eq!(host.network_mode.as_deref(), Some("cordon-net-x"));
+        assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
+        assert_eq!(host.sysctls.unwrap()["net.ipv6.conf.all.disable_ipv6"], "1");
+        let env = body.env.unwrap();
+        assert!(env.contains(&"HTTPS_PROXY=http://10.213.0.2:3128".to_string()));
+        assert!(env.contains(&"http_proxy=http://10.213.0.2:3128".to_string()));
+        let none = container_config(&spec());
+        assert_eq!(none.network_disabled, Some(true));
+        assert_eq!(
+            none.host_config.unwrap().network_mode.as_deref(),
+            Some("none")
         );
     }
 

@@ -29,7 +29,7 @@ use bollard::errors::Error as BollardError;
 pub use pool::{WarmContainer, WarmPool};
 pub use reaper::reap;
 pub use sandbox::{run_sandbox, run_sandbox_warm};
-pub use spec::{Lifecycle, SandboxOutcome, SandboxSpec};
+pub use spec::{Lifecycle, SandboxEgress, SandboxOutcome, SandboxSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {

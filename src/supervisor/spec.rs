@@ -24,6 +24,18 @@ pub struct SandboxSpec {
     pub nofile: u64,
     /// RLIMIT_FSIZE, bytes.
     pub fsize_bytes: u64,
+    /// For `network: allowlist`: the request's own network and its proxy. `None`: no
+    /// network at all.
+    pub egress: Option<SandboxEgress>,
+}
+
+/// Where an allowlist sandbox is attached and which proxy its environment names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxEgress {
+    /// The request's internal Docker network.
+    pub network: String,
+    /// `http://<proxy address>:<port>`.
+    pub proxy_url: String,
 }
 
 /// A step in the container's life, sent as it happens.

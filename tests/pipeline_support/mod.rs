@@ -277,6 +277,7 @@ pub fn request(code: &str, trust: &str) -> ExecRequest {
         origin: None,
         timeout_ms: None,
         client: Some("tests".into()),
+        network: None,
     }
 }
 

@@ -89,6 +89,7 @@ class CordonClient:
         timeout_ms: Optional[int] = None,
         client: Optional[str] = None,
         request_id: Optional[str] = None,
+        network: Optional[str] = None,
     ) -> str:
         """Submits code; returns its request id. Resubmitting an id is deduplicated."""
         request_id = request_id or new_request_id()
@@ -97,6 +98,8 @@ class CordonClient:
             body["timeout_ms"] = timeout_ms
         if client is not None:
             body["client"] = client
+        if network is not None:
+            body["network"] = network  # "none" or "allowlist" (trust levels per config)
         headers = {"Nats-Msg-Id": request_id, "Content-Type": "application/msgpack"}
         await self._js.publish(SUBMIT_SUBJECT, encode(request_id, body), headers=headers)
         return request_id

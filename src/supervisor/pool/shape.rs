@@ -21,6 +21,8 @@ pub struct Shape {
     tmpfs_bytes: u64,
     nofile: u64,
     fsize_bytes: u64,
+    /// An allowlist sandbox is made on its own request's network, so none is ever warm.
+    network: crate::protocol::scheduler::Network,
 }
 
 impl Shape {
@@ -38,6 +40,7 @@ impl Shape {
             tmpfs_bytes: limits.tmpfs_bytes,
             nofile: spec.nofile,
             fsize_bytes: spec.fsize_bytes,
+            network: limits.network,
         }
     }
 
@@ -76,6 +79,7 @@ mod tests {
             },
             nofile: 256,
             fsize_bytes: 1 << 20,
+            egress: None,
         }
     }
 
