@@ -58,6 +58,45 @@ pub struct NatsSettings {
     pub duplicate_window_secs: u64,
     pub results_max_age_secs: u64,
     pub max_queued_messages: i64,
+    /// The client name this process submits under (`cordon.v1.exec.submit.<client>`).
+    /// Empty: `auth.user`, else `anonymous`.
+    #[serde(default)]
+    pub client: String,
+    /// Prefix of this connection's reply inboxes. Empty: `_INBOX_<user>` (or `_INBOX`).
+    #[serde(default)]
+    pub inbox_prefix: String,
+    /// The credentials of this process's connections.
+    #[serde(default)]
+    pub auth: crate::bus::auth::Credentials,
+    /// Per-role credentials (`[nats.roles.audit]`), so each actor of `cordon up` or
+    /// `cordon serve` connects as itself; a role not listed uses `auth`.
+    #[serde(default)]
+    pub roles: std::collections::BTreeMap<String, crate::bus::auth::Credentials>,
+}
+
+impl NatsSettings {
+    /// The credentials the actor `role` connects with.
+    pub fn credentials_of(&self, role: &str) -> &crate::bus::auth::Credentials {
+        self.roles.get(role).unwrap_or(&self.auth)
+    }
+
+    /// Fills `client` and checks it can stand in a subject.
+    fn fill_client(&mut self) -> Result<(), ConfigError> {
+        if self.client.is_empty() {
+            self.client = if self.auth.user.is_empty() {
+                "anonymous".to_string()
+            } else {
+                self.auth.user.clone()
+            };
+        }
+        if is_valid_token(&self.client) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            key: "nats.client",
+            why: format!("{:?} must be letters, digits, '-' or '_'", self.client),
+        })
+    }
 }
 
 /// Base limits of one trust level.
@@ -255,6 +294,7 @@ impl Settings {
                 ),
             });
         }
+        self.nats.fill_client()?;
         if self.audit.origin.is_empty() {
             self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
         }

@@ -129,7 +129,10 @@ async fn submit_raw(js: &jetstream::Context, id: &str, payload: Vec<u8>) {
     let mut headers = async_nats::HeaderMap::new();
     headers.insert(MSG_ID, id);
     headers.insert(CONTENT_TYPE, MSGPACK);
-    js.publish_with_headers(Subject::ExecSubmit.to_subject(), headers, payload.into())
+    let subject = Subject::ExecSubmit {
+        client: "anonymous".into(),
+    };
+    js.publish_with_headers(subject.to_subject(), headers, payload.into())
         .await
         .expect("publish")
         .await
@@ -152,7 +155,7 @@ async fn next_result(results: &mut async_nats::Subscriber, id: &str) -> ExecResu
 async fn bad_payloads_are_rejected_and_audited_and_good_ones_still_run() {
     let nats = Nats::start_with_max_payload(MAX_PAYLOAD);
     let mut node = Node::up(&nats, "bad-input", &test_config(""));
-    // Connecting the typed client makes sure the streams exist.
+    // The harness's typed client makes sure the streams exist.
     let _client = client(&nats).await;
     let raw = raw_connection(&nats).await;
     let js = jetstream::new(raw.clone());
@@ -170,6 +173,7 @@ async fn bad_payloads_are_rejected_and_audited_and_good_ones_still_run() {
         n += 1;
         for (id, case) in [(bad_id, case), (good_id.clone(), good(&good_id, n))] {
             let subject = Subject::ExecResult {
+                client: "anonymous".into(),
                 request_id: id.clone(),
             };
             let results = raw.subscribe(subject.to_subject()).await.unwrap();

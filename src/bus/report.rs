@@ -18,10 +18,12 @@ pub struct Reporter {
     host: String,
 }
 
-/// Which request an event belongs to, and the trace it travels in.
+/// Which request an event belongs to, whose it is, and the trace it travels in.
 #[derive(Debug, Clone)]
 pub struct RequestRef {
     pub request_id: String,
+    /// The client the request was submitted by (empty when unknown).
+    pub client: String,
     pub submitted_at_ms: u64,
     pub trace: TraceContext,
 }
@@ -30,6 +32,7 @@ impl RequestRef {
     pub fn of<T>(envelope: &Envelope<T>, trace: TraceContext) -> RequestRef {
         RequestRef {
             request_id: envelope.request_id.clone(),
+            client: envelope.client.clone(),
             submitted_at_ms: envelope.submitted_at_ms,
             trace,
         }
@@ -38,6 +41,17 @@ impl RequestRef {
     /// An envelope about this request carrying `body`.
     pub fn envelope<T>(&self, body: T) -> Envelope<T> {
         Envelope::new(self.request_id.clone(), self.submitted_at_ms, body)
+            .with_client(self.client.clone())
+    }
+}
+
+/// The client a message speaks for when it arrived on a client's submit subject: the
+/// server let only that client publish there, so this (not the body) is who sent it.
+/// The Assessor refuses a name that `is_valid_token` does not accept.
+pub fn submitter_of(message: &super::Incoming) -> Option<String> {
+    match Subject::parse(&message.subject) {
+        Ok(Subject::ExecSubmit { client }) => Some(client),
+        _ => None,
     }
 }
 
@@ -69,7 +83,7 @@ impl Reporter {
             at_ms: now_ms(),
             record,
         };
-        let envelope = Envelope::new(request.request_id.clone(), request.submitted_at_ms, event);
+        let envelope = request.envelope(event);
         let trace = request.trace.child(self.actor);
         self.bus
             .publish_durable(&Subject::AuditAppend, &event_id, &trace, &envelope)
@@ -111,6 +125,7 @@ impl Reporter {
             None => {
                 let anonymous = RequestRef {
                     request_id: String::new(),
+                    client: String::new(),
                     submitted_at_ms: 0,
                     trace: TraceContext::for_request(fallback_key),
                 };
@@ -146,6 +161,7 @@ impl Reporter {
         let request = request_id.map(|id| RequestRef {
             trace: super::trace_of(message.headers.as_ref(), &id),
             request_id: id,
+            client: submitter_of(message).unwrap_or_default(),
             submitted_at_ms: 0,
         });
         self.reject(request.as_ref(), &message.payload, info, &fallback_key)
@@ -156,13 +172,17 @@ impl Reporter {
 impl Reporter {
     /// Opens a pulled message for an actor: its envelope and the request it is about, or,
     /// when it cannot be decoded, the rejection is published and the disposition to settle
-    /// the message with is returned instead.
+    /// the message with is returned instead. On a client's submit subject the envelope's
+    /// client is replaced by the one the subject names.
     pub async fn receive<T: serde::de::DeserializeOwned>(
         &self,
         message: &super::Incoming,
     ) -> Result<(Envelope<T>, RequestRef), super::Disposition> {
         match crate::protocol::decode::<T>(&message.payload) {
-            Ok(envelope) => {
+            Ok(mut envelope) => {
+                if let Some(client) = submitter_of(message) {
+                    envelope.client = client;
+                }
                 let trace = super::trace_of(message.headers.as_ref(), &envelope.request_id);
                 let request = RequestRef::of(&envelope, trace);
                 Ok((envelope, request))

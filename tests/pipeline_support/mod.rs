@@ -261,12 +261,22 @@ impl Drop for Node {
     }
 }
 
-/// A client of `nats`.
+/// A client of `nats` (client name `anonymous`), once the streams exist: clients never
+/// create them, so the harness does, as an operator would.
 pub async fn client(nats: &Nats) -> Client {
     let settings = Settings::load(None).expect("defaults");
+    ensure_streams(nats, &settings).await;
     Client::connect(&nats.url, &settings.nats)
         .await
         .expect("client connects")
+}
+
+/// Declares cordon's streams on `nats` (what the audit role or an admin does in production).
+pub async fn ensure_streams(nats: &Nats, settings: &Settings) {
+    let bus = cordon::bus::Bus::connect(&nats.url, "test-setup", &settings.nats)
+        .await
+        .expect("setup connects");
+    bus.ensure_streams().await.expect("streams declared");
 }
 
 /// A request for `code` at trust `trust`.
