@@ -2,7 +2,7 @@
 //! the request's client from that subject (never from the body), validates them,
 //! assesses the code and hands the job to the Scheduler on `cordon.v1.exec.assessed`.
 //! Bad input ends as `rejected`. BLOCKED code ends as `blocked` (with an event on
-//! `cordon.v1.events.blocked`) and is then HELD in JetStream on
+//! `cordon.v1.events.blocked.<client>`) and is then HELD in JetStream on
 //! `cordon.v1.exec.held.<request_id>`, where an operator's signed grant can release it
 //! (`override_grant`, run beside the submission loop). Either way the submission is
 //! acknowledged only after.
@@ -158,7 +158,9 @@ impl State {
         let msg_id = format!("{}.blocked", request.request_id);
         self.bus
             .publish_durable(
-                &Subject::EventsBlocked,
+                &Subject::EventsBlocked {
+                    client: request.client.clone(),
+                },
                 &msg_id,
                 &trace,
                 &envelope.reply(blocked.clone()),

@@ -39,10 +39,11 @@ pub enum Subject {
     AuditAppend,
     /// AuditChain -> witnesses: a signed checkpoint (`CheckpointPublished`).
     AuditCheckpoint,
-    /// A sandbox was killed for breaking a limit (`ViolationEvent`).
-    EventsViolation,
-    /// A request was held because its assessment is BLOCKED (`BlockedEvent`).
-    EventsBlocked,
+    /// A sandbox of client `client` was killed for breaking a limit (`ViolationEvent`).
+    EventsViolation { client: String },
+    /// A request of client `client` was held because its assessment is BLOCKED
+    /// (`BlockedEvent`).
+    EventsBlocked { client: String },
     /// A message was given up on after its maximum deliveries (`DeadLetterEvent`).
     EventsDeadLetter,
     /// Violations, overrides, tampering and recovery alarms for operators (`Alert`).
@@ -74,8 +75,8 @@ impl Subject {
             }
             Subject::AuditAppend => format!("{API}.audit.append"),
             Subject::AuditCheckpoint => format!("{API}.audit.checkpoint"),
-            Subject::EventsViolation => format!("{API}.events.violation"),
-            Subject::EventsBlocked => format!("{API}.events.blocked"),
+            Subject::EventsViolation { client } => format!("{API}.events.violation.{client}"),
+            Subject::EventsBlocked { client } => format!("{API}.events.blocked.{client}"),
             Subject::EventsDeadLetter => format!("{API}.events.dead_letter"),
             Subject::EventsAlert => format!("{API}.events.alert"),
             Subject::ExecHeld { request_id } => format!("{API}.exec.held.{request_id}"),
@@ -111,8 +112,12 @@ impl Subject {
             },
             ["audit", "append"] => Subject::AuditAppend,
             ["audit", "checkpoint"] => Subject::AuditCheckpoint,
-            ["events", "violation"] => Subject::EventsViolation,
-            ["events", "blocked"] => Subject::EventsBlocked,
+            ["events", "violation", client] => Subject::EventsViolation {
+                client: owned(client),
+            },
+            ["events", "blocked", client] => Subject::EventsBlocked {
+                client: owned(client),
+            },
             ["events", "dead_letter"] => Subject::EventsDeadLetter,
             ["events", "alert"] => Subject::EventsAlert,
             ["exec", "held", id] => Subject::ExecHeld {
@@ -140,7 +145,7 @@ impl Subject {
             Subject::ExecAssessed,
             Subject::ExecScheduled { host: host.clone() },
             Subject::ExecResult {
-                client,
+                client: client.clone(),
                 request_id: request_id.clone(),
             },
             Subject::ExecHeld {
@@ -154,8 +159,10 @@ impl Subject {
             Subject::ContainerUsage { request_id },
             Subject::AuditAppend,
             Subject::AuditCheckpoint,
-            Subject::EventsViolation,
-            Subject::EventsBlocked,
+            Subject::EventsViolation {
+                client: client.clone(),
+            },
+            Subject::EventsBlocked { client },
             Subject::EventsDeadLetter,
             Subject::EventsAlert,
             Subject::EventsOverride,
@@ -200,6 +207,14 @@ pub mod wildcard {
     /// Every event (violations, blocked requests, override decisions).
     pub fn events_all() -> String {
         format!("{API}.events.>")
+    }
+    /// Every client's violations (for operators and metrics).
+    pub fn events_violation_all() -> String {
+        format!("{API}.events.violation.*")
+    }
+    /// Every client's blocked requests (for operators).
+    pub fn events_blocked_all() -> String {
+        format!("{API}.events.blocked.*")
     }
     /// Every held request (the held stream's subjects).
     pub fn exec_held_all() -> String {
@@ -294,6 +309,13 @@ mod tests {
         }
         .to_subject();
         assert!(held.starts_with(wildcard::exec_held_all().trim_end_matches('>')));
+        let violation = Subject::EventsViolation { client: "c".into() }.to_subject();
+        assert_eq!(
+            wildcard::events_violation_all().replace('*', "c"),
+            violation
+        );
+        let blocked = Subject::EventsBlocked { client: "c".into() }.to_subject();
+        assert_eq!(wildcard::events_blocked_all().replace('*', "c"), blocked);
         let decided = Subject::EventsOverride.to_subject();
         assert!(decided.starts_with(wildcard::events_all().trim_end_matches('>')));
     }

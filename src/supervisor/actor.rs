@@ -332,7 +332,9 @@ impl State {
         let msg_id = format!("{}.violation", request.request_id);
         self.bus
             .publish_durable(
-                &Subject::EventsViolation,
+                &Subject::EventsViolation {
+                    client: request.client.clone(),
+                },
                 &msg_id,
                 &request.trace.child(NAME),
                 &envelope,
