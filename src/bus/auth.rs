@@ -151,11 +151,9 @@ mod tests {
             password_file: "/nonexistent/alice.pass".into(),
             ..Default::default()
         };
-        let error = alice
-            .apply(async_nats::ConnectOptions::new())
-            .await
-            .err()
-            .expect("refused");
+        let Err(error) = alice.apply(async_nats::ConnectOptions::new()).await else {
+            panic!("a missing password file is refused");
+        };
         assert!(
             error.to_string().contains("/nonexistent/alice.pass"),
             "{error}"
