@@ -8,11 +8,11 @@ use async_nats::jetstream::consumer::{pull, AckPolicy, DeliverPolicy, PullConsum
 use async_nats::jetstream::stream::{self, DiscardPolicy, RetentionPolicy, StorageType};
 
 use super::{Bus, BusError};
+use crate::protocol::subjects::wildcard;
+use crate::protocol::Subject;
 
 /// How long a role waits for a stream it may not create itself.
 const STREAM_WAIT: Duration = Duration::from_secs(60);
-use crate::protocol::subjects::wildcard;
-use crate::protocol::Subject;
 
 /// Which stream a consumer reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
