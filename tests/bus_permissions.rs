@@ -12,6 +12,7 @@ mod pipeline_support;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use cordon::bus::auth::Credentials;
@@ -482,7 +483,7 @@ fn the_python_client_works_as_a_permissioned_client() {
     let secrets = tempfile::tempdir().unwrap();
     let _node = Node::up(&nats, "bus-permissions-py", &node_config(secrets.path()));
     let client_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/python");
-    let output = std::process::Command::new("python3")
+    let output = Command::new("python3")
         .args(["example.py", &nats.url, "alice", &password("alice")])
         .current_dir(client_dir)
         .output()
@@ -495,4 +496,70 @@ fn the_python_client_works_as_a_permissioned_client() {
     );
     assert!(stdout.contains("first: completed exit=0"), "{stdout}");
     assert!(stdout.contains("violation event: timeout for "), "{stdout}");
+}
+
+/// BLOCKED for a pool URL (the same fixture as tests/override_grants.rs).
+const MINER: &str = "POOL = 'stratum+tcp://pool.minexmr.com:4444'\nprint('released')\n";
+
+/// `cordon override` with the credentials of `user` (given by the environment).
+fn override_as(user: &str, secrets: &Path, nats: &Nats, id: &str, key: &Path) -> Output {
+    let password_file = password_file(secrets, user);
+    Command::new(cordon_bin())
+        .arg("--data-dir")
+        .arg(secrets.join(format!("{user}-data")))
+        .args(["override", id, "--reason", "reviewed fixture", "--key"])
+        .arg(key)
+        .args(["--nats", &nats.url, "--json", "--wait", "60"])
+        .env("CORDON__NATS__AUTH__USER", user)
+        .env("CORDON__NATS__AUTH__PASSWORD_FILE", password_file)
+        .output()
+        .expect("run cordon override")
+}
+
+/// Alice's BLOCKED request is held; alice cannot release it herself (the server refuses
+/// her the held records and the grant subject, and no grant reaches the Assessor), the
+/// operator can, and the run's result goes to alice.
+#[tokio::test]
+async fn only_an_operator_releases_a_held_request_and_the_run_goes_to_its_client() {
+    let secrets = tempfile::tempdir().unwrap();
+    let key = secrets.path().join("operator.key");
+    let made = Command::new(cordon_bin())
+        .args(["keygen", "--out"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "keygen");
+    let public = String::from_utf8(made.stdout).unwrap().trim().to_string();
+    let nats = permissioned_nats();
+    let mut config = node_config(secrets.path());
+    config.push_str(&format!("\n[overrides]\noperator_keys = [{public:?}]\n"));
+    let node = Node::up(&nats, "bus-permissions-override", &config);
+    let alice_settings = client_settings(secrets.path(), "alice");
+    let alice = Client::connect(&nats.url, &alice_settings.nats)
+        .await
+        .unwrap();
+    let id = Client::new_request_id();
+    let held = alice
+        .run(&id, &request(MINER, "untrusted"), Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(held.status, Status::Blocked, "{held:?}");
+
+    let by_alice = override_as("alice", secrets.path(), &nats, &id, &key);
+    let said = String::from_utf8_lossy(&by_alice.stderr);
+    assert_eq!(by_alice.status.code(), Some(69), "alice's override: {said}");
+    assert!(said.contains("Permissions Violation"), "says why: {said}");
+    let by_operator = override_as("operator", secrets.path(), &nats, &id, &key);
+    let stderr = String::from_utf8_lossy(&by_operator.stderr);
+    assert!(by_operator.status.success(), "operator override: {stderr}");
+    let ran: serde_json::Value = serde_json::from_slice(&by_operator.stdout).unwrap();
+    assert_eq!(ran["stdout"], "released\n", "{ran}");
+
+    let stored = alice.stored_result(&id).await.unwrap().expect("stored");
+    assert_eq!(stored.status, Status::Completed, "alice reads the run");
+    let grants = audit_entries(&node.audit_dir(), &id)
+        .into_iter()
+        .filter(|e| e.kind == "override_grant")
+        .count();
+    assert_eq!(grants, 1, "only the operator's grant reached the Assessor");
 }

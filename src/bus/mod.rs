@@ -76,8 +76,10 @@ impl Bus {
             "" => credentials.default_inbox_prefix(),
             configured => configured.to_string(),
         };
+        let connection = name.to_string();
         let options = async_nats::ConnectOptions::new()
             .name(name)
+            .event_callback(move |event| log_event(connection.clone(), event))
             .custom_inbox_prefix(inbox_prefix)
             .retry_on_initial_connect()
             .max_reconnects(None)
@@ -201,6 +203,20 @@ impl Bus {
             subject: "(flush)".into(),
             message: e.to_string(),
         })
+    }
+}
+
+/// Logs what the server says about a connection. A permissions violation (which the server
+/// answers with an error line rather than a reply, so the request itself only times out) is
+/// a warning naming the refused subject, so the timeout can be understood.
+async fn log_event(connection: String, event: async_nats::Event) {
+    use async_nats::{Event, ServerError};
+    match event {
+        Event::ServerError(ServerError::Other(message)) if message.contains("Permissions") => {
+            tracing::warn!(connection, %message, "the NATS server refused an operation");
+        }
+        Event::ServerError(error) => tracing::warn!(connection, %error, "NATS server error"),
+        other => tracing::debug!(connection, event = %other, "NATS connection event"),
     }
 }
 
