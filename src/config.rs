@@ -392,4 +392,34 @@ mod tests {
         let err = Settings::load(Some(&path)).unwrap_err();
         assert!(err.to_string().contains("node.host_id"), "{err}");
     }
+
+    fn load_toml(text: &str) -> Result<Settings, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, text).unwrap();
+        Settings::load(Some(&path))
+    }
+
+    #[test]
+    fn the_client_name_is_the_nats_user_else_anonymous() {
+        let settings = Settings::load(None).unwrap();
+        assert_eq!(settings.nats.client, "anonymous");
+        assert!(settings.nats.auth.is_empty());
+        let alice = load_toml("[nats.auth]\nuser = \"alice\"\npassword_file = \"/p\"\n").unwrap();
+        assert_eq!(alice.nats.client, "alice");
+        let named = load_toml("[nats]\nclient = \"ci-runner\"\n").unwrap();
+        assert_eq!(named.nats.client, "ci-runner");
+        let err = load_toml("[nats]\nclient = \"a.>\"\n").unwrap_err();
+        assert!(err.to_string().contains("nats.client"), "{err}");
+    }
+
+    #[test]
+    fn each_role_has_its_own_credentials_or_the_common_ones() {
+        let text = "[nats.auth]\nuser = \"node\"\npassword_file = \"/n\"\n\
+                    [nats.roles.audit]\nuser = \"audit\"\npassword_file = \"/a\"\n";
+        let settings = load_toml(text).unwrap();
+        assert_eq!(settings.nats.credentials_of("audit").user, "audit");
+        assert_eq!(settings.nats.credentials_of("audit").password_file, "/a");
+        assert_eq!(settings.nats.credentials_of("scheduler").user, "node");
+    }
 }

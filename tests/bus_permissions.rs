@@ -466,6 +466,14 @@ async fn the_pipeline_runs_with_every_actor_on_its_own_credentials() {
         heard.is_err() || heard.unwrap().is_none(),
         "bob heard alice's result"
     );
+    // A client cannot name someone else in the envelope: the subject decides.
+    let spoofed = Client::new_request_id();
+    let spoof_result = submit_claiming_to_be_bob(&nats, &alice, &spoofed).await;
+    assert_eq!(spoof_result.stdout, "spoof\n", "{spoof_result:?}");
+    let spoof_entries = audit_entries(&node.audit_dir(), &spoofed);
+    let spoof_received = spoof_entries.iter().find(|e| e.kind == "received");
+    let submitter = &spoof_received.expect("received").body["submitter"];
+    assert_eq!(submitter, "alice");
     // The audit log names who submitted each request: the name the server let submit.
     let entries = audit_entries(&node.audit_dir(), &alice_id);
     let received = entries
@@ -562,4 +570,30 @@ async fn only_an_operator_releases_a_held_request_and_the_run_goes_to_its_client
         .filter(|e| e.kind == "override_grant")
         .count();
     assert_eq!(grants, 1, "only the operator's grant reached the Assessor");
+}
+
+/// Alice publishes, on her own submit subject, an envelope that says it is bob's; the result
+/// still comes to alice.
+async fn submit_claiming_to_be_bob(
+    nats: &Nats,
+    alice: &Client,
+    id: &str,
+) -> cordon::protocol::exec::ExecResult {
+    let raw = async_nats::ConnectOptions::with_user_and_password("alice".into(), password("alice"))
+        .custom_inbox_prefix("_INBOX_alice")
+        .connect(&nats.url)
+        .await
+        .unwrap();
+    let envelope = cordon::protocol::Envelope::new(id, 0, request("print('spoof')", "untrusted"))
+        .with_client("bob");
+    let mut headers = async_nats::HeaderMap::new();
+    headers.insert("Nats-Msg-Id", id);
+    let payload = cordon::protocol::encode(&envelope).unwrap();
+    let js = async_nats::jetstream::new(raw);
+    js.publish_with_headers(submit_of("alice"), headers, payload.into())
+        .await
+        .unwrap()
+        .await
+        .expect("stored");
+    wait_result(alice, id).await
 }

@@ -98,10 +98,7 @@ async fn end_dead_letter(
 /// Whose request a stored message is about: on a submit subject, the client the subject
 /// names (its body was written by the client); elsewhere, what the actor that wrote it said.
 fn client_of(subject: &str, envelope_client: &str) -> String {
-    match Subject::parse(subject) {
-        Ok(Subject::ExecSubmit { client }) => client,
-        _ => envelope_client.to_string(),
-    }
+    super::report::submitter_of_subject(subject).unwrap_or_else(|| envelope_client.to_string())
 }
 
 /// Publishes the dead-letter event and ends the request as `failed`.
@@ -128,4 +125,19 @@ async fn announce(
     let mut result = ExecResult::without_run(request_id, Status::Failed);
     result.error = Some(ErrorInfo::new(ErrorCode::Undeliverable, why));
     reporter.finish(request, result).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_submission_belongs_to_the_client_its_subject_names() {
+        let submit = Subject::ExecSubmit {
+            client: "alice".into(),
+        };
+        // A client's own envelope cannot make its dead letter someone else's.
+        assert_eq!(client_of(&submit.to_subject(), "bob"), "alice");
+        assert_eq!(client_of("cordon.v1.exec.assessed", "bob"), "bob");
+    }
 }

@@ -49,7 +49,12 @@ impl RequestRef {
 /// server let only that client publish there, so this (not the body) is who sent it.
 /// The Assessor refuses a name that `is_valid_token` does not accept.
 pub fn submitter_of(message: &super::Incoming) -> Option<String> {
-    match Subject::parse(&message.subject) {
+    submitter_of_subject(&message.subject)
+}
+
+/// The client a submit subject names; `None` for any other subject.
+pub fn submitter_of_subject(subject: &str) -> Option<String> {
+    match Subject::parse(subject) {
         Ok(Subject::ExecSubmit { client }) => Some(client),
         _ => None,
     }
@@ -215,5 +220,36 @@ pub fn settle(outcome: Result<(), BusError>, actor: &str) -> super::Disposition 
             tracing::warn!(actor, %error, "could not publish consequences; message will be redelivered");
             super::Disposition::Retry(std::time::Duration::from_secs(1))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_submitter_is_read_from_the_submit_subject_only() {
+        let submit = Subject::ExecSubmit {
+            client: "alice".into(),
+        };
+        assert_eq!(
+            submitter_of_subject(&submit.to_subject()).as_deref(),
+            Some("alice")
+        );
+        assert_eq!(submitter_of_subject("cordon.v1.exec.assessed"), None);
+        let result = Subject::ExecResult {
+            client: "alice".into(),
+            request_id: "r".into(),
+        };
+        assert_eq!(submitter_of_subject(&result.to_subject()), None);
+    }
+
+    #[test]
+    fn a_request_ref_carries_its_client_into_every_envelope() {
+        let first = Envelope::new("r1", 5, ()).with_client("alice");
+        let request = RequestRef::of(&first, TraceContext::for_request("r1"));
+        assert_eq!(request.client, "alice");
+        assert_eq!(request.envelope(1u8).client, "alice");
+        assert_eq!(first.reply(2u8).client, "alice");
     }
 }
