@@ -597,3 +597,30 @@ async fn submit_claiming_to_be_bob(
         .expect("stored");
     wait_result(alice, id).await
 }
+
+/// Workers that may not create streams wait for the audit role to create them: started
+/// first, they serve once the audit host is up.
+#[tokio::test]
+async fn workers_started_before_the_audit_role_wait_for_its_streams() {
+    let nats = permissioned_nats();
+    let secrets = tempfile::tempdir().unwrap();
+    let base = Node::prepare("bus-permissions-wait", &node_config(secrets.path()));
+    let workers = ["assessor", "scheduler", "supervisor", "monitor"];
+    let workers = Node::serve_like(&base, &nats, &workers);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !workers.log_text().contains("waiting for a role allowed to") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            workers.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let _audit = Node::serve_like(&base, &nats, &["audit"]);
+    let alice_settings = client_settings(secrets.path(), "alice");
+    let alice = Client::connect(&nats.url, &alice_settings.nats)
+        .await
+        .unwrap();
+    let result = run(&alice, "print('after the wait')").await;
+    assert_eq!(result.stdout, "after the wait\n", "{result:?}");
+}
