@@ -1,6 +1,9 @@
 //! The typed client: submit an `ExecRequest` and wait for its `ExecResult`. `cordon exec`
-//! uses it; so can any Rust program. It subscribes to the result subject before
-//! submitting, and falls back to the results stream if the live message was missed.
+//! uses it; so can any Rust program. It submits on `cordon.v1.exec.submit.<client>`
+//! (`nats.client`), subscribes to `cordon.v1.exec.result.<client>.<request_id>` before
+//! submitting, and falls back to the results stream (a direct get of that one subject) if
+//! the live message was missed. It never creates streams: a permissioned server lets a
+//! client do nothing but submit and read its own results.
 
 use std::time::Duration;
 
@@ -12,6 +15,9 @@ use crate::bus::{Bus, BusError};
 use crate::config::NatsSettings;
 use crate::protocol::exec::{ExecRequest, ExecResult};
 use crate::protocol::{decode, now_ms, CodecError, Envelope, Subject};
+
+/// How long `submit` waits for a stream to take submissions (cordon starting up).
+const SUBMIT_PATIENCE: Duration = Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -32,14 +38,24 @@ pub enum ClientError {
 /// A connection that submits requests and waits for results.
 pub struct Client {
     bus: Bus,
+    /// The client name requests are submitted under.
+    name: String,
 }
 
 impl Client {
-    /// Connects and makes sure the streams exist.
+    /// Connects with the configured credentials, as client `settings.client`.
     pub async fn connect(url: &str, settings: &NatsSettings) -> Result<Client, ClientError> {
         let bus = Bus::connect(url, "cordon-client", settings).await?;
-        bus.ensure_streams().await?;
-        Ok(Client { bus })
+        let name = match settings.client.as_str() {
+            "" => "anonymous".to_string(),
+            name => name.to_string(),
+        };
+        Ok(Client { bus, name })
+    }
+
+    /// The client name requests are submitted under.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// A fresh request id (a ULID).
@@ -48,13 +64,25 @@ impl Client {
     }
 
     /// Submits a request; resubmitting the same id within the duplicate window is a no-op.
+    /// While no stream takes submissions yet (cordon starting), it tries again for up to
+    /// `SUBMIT_PATIENCE`.
     pub async fn submit(&self, request_id: &str, request: &ExecRequest) -> Result<(), ClientError> {
         let envelope = Envelope::new(request_id, now_ms(), request.clone());
         let trace = TraceContext::for_request(request_id);
-        self.bus
-            .publish_durable(&Subject::ExecSubmit, request_id, &trace, &envelope)
-            .await?;
-        Ok(())
+        let subject = self.submit_subject();
+        let deadline = tokio::time::Instant::now() + SUBMIT_PATIENCE;
+        loop {
+            let outcome = self
+                .bus
+                .publish_durable(&subject, request_id, &trace, &envelope)
+                .await;
+            match outcome {
+                Err(BusError::NoStream { .. }) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                outcome => return Ok(outcome?),
+            }
+        }
     }
 
     /// Submits a request and waits up to `wait` for its result.
@@ -64,9 +92,7 @@ impl Client {
         request: &ExecRequest,
         wait: Duration,
     ) -> Result<ExecResult, ClientError> {
-        let subject = Subject::ExecResult {
-            request_id: request_id.to_string(),
-        };
+        let subject = self.result_subject(request_id);
         let mut live = self.bus.subscribe(subject.to_subject()).await?;
         self.submit(request_id, request).await?;
         let deadline = tokio::time::Instant::now() + wait;
@@ -92,12 +118,23 @@ impl Client {
 
     /// The stored result of a request, if it has finished.
     pub async fn stored_result(&self, request_id: &str) -> Result<Option<ExecResult>, ClientError> {
-        let subject = Subject::ExecResult {
-            request_id: request_id.to_string(),
-        };
-        match self.bus.last_message(StreamKind::Results, &subject).await? {
+        let subject = self.result_subject(request_id);
+        match self.bus.last_direct(StreamKind::Results, &subject).await? {
             Some(payload) => self.parse(request_id, &payload).map(Some),
             None => Ok(None),
+        }
+    }
+
+    fn submit_subject(&self) -> Subject {
+        Subject::ExecSubmit {
+            client: self.name.clone(),
+        }
+    }
+
+    fn result_subject(&self, request_id: &str) -> Subject {
+        Subject::ExecResult {
+            client: self.name.clone(),
+            request_id: request_id.to_string(),
         }
     }
 

@@ -60,6 +60,45 @@ pub struct NatsSettings {
     pub duplicate_window_secs: u64,
     pub results_max_age_secs: u64,
     pub max_queued_messages: i64,
+    /// The client name this process submits under (`cordon.v1.exec.submit.<client>`).
+    /// Empty: `auth.user`, else `anonymous`.
+    #[serde(default)]
+    pub client: String,
+    /// Prefix of this connection's reply inboxes. Empty: `_INBOX_<user>` (or `_INBOX`).
+    #[serde(default)]
+    pub inbox_prefix: String,
+    /// The credentials of this process's connections.
+    #[serde(default)]
+    pub auth: crate::bus::auth::Credentials,
+    /// Per-role credentials (`[nats.roles.audit]`), so each actor of `cordon up` or
+    /// `cordon serve` connects as itself; a role not listed uses `auth`.
+    #[serde(default)]
+    pub roles: std::collections::BTreeMap<String, crate::bus::auth::Credentials>,
+}
+
+impl NatsSettings {
+    /// The credentials the actor `role` connects with.
+    pub fn credentials_of(&self, role: &str) -> &crate::bus::auth::Credentials {
+        self.roles.get(role).unwrap_or(&self.auth)
+    }
+
+    /// Fills `client` and checks it can stand in a subject.
+    fn fill_client(&mut self) -> Result<(), ConfigError> {
+        if self.client.is_empty() {
+            self.client = if self.auth.user.is_empty() {
+                "anonymous".to_string()
+            } else {
+                self.auth.user.clone()
+            };
+        }
+        if is_valid_token(&self.client) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            key: "nats.client",
+            why: format!("{:?} must be letters, digits, '-' or '_'", self.client),
+        })
+    }
 }
 
 /// Base limits of one trust level.
@@ -283,6 +322,7 @@ impl Settings {
                 ),
             });
         }
+        self.nats.fill_client()?;
         if self.audit.origin.is_empty() {
             self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
         }
@@ -383,5 +423,35 @@ mod tests {
         std::fs::write(&path, "[node]\nhost_id = \"a.b\"\n").unwrap();
         let err = Settings::load(Some(&path)).unwrap_err();
         assert!(err.to_string().contains("node.host_id"), "{err}");
+    }
+
+    fn load_toml(text: &str) -> Result<Settings, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, text).unwrap();
+        Settings::load(Some(&path))
+    }
+
+    #[test]
+    fn the_client_name_is_the_nats_user_else_anonymous() {
+        let settings = Settings::load(None).unwrap();
+        assert_eq!(settings.nats.client, "anonymous");
+        assert!(settings.nats.auth.is_empty());
+        let alice = load_toml("[nats.auth]\nuser = \"alice\"\npassword_file = \"/p\"\n").unwrap();
+        assert_eq!(alice.nats.client, "alice");
+        let named = load_toml("[nats]\nclient = \"ci-runner\"\n").unwrap();
+        assert_eq!(named.nats.client, "ci-runner");
+        let err = load_toml("[nats]\nclient = \"a.>\"\n").unwrap_err();
+        assert!(err.to_string().contains("nats.client"), "{err}");
+    }
+
+    #[test]
+    fn each_role_has_its_own_credentials_or_the_common_ones() {
+        let text = "[nats.auth]\nuser = \"node\"\npassword_file = \"/n\"\n\
+                    [nats.roles.audit]\nuser = \"audit\"\npassword_file = \"/a\"\n";
+        let settings = load_toml(text).unwrap();
+        assert_eq!(settings.nats.credentials_of("audit").user, "audit");
+        assert_eq!(settings.nats.credentials_of("audit").password_file, "/a");
+        assert_eq!(settings.nats.credentials_of("scheduler").user, "node");
     }
 }

@@ -52,6 +52,7 @@ fn every_subject_has_a_channel_and_every_channel_is_a_subject() {
     for address in &addresses {
         let concrete = address
             .replace("{host}", "worker-1")
+            .replace("{client}", "alice")
             .replace("{request_id}", "01J9ZQ3V7Y8K2M4N6P8R0T2V4X");
         assert!(
             Subject::parse(&concrete).is_ok(),

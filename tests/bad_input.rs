@@ -1,6 +1,7 @@
 //! Bad input on the submit subject is answered, not fatal: each kind of bad payload gets a
-//! `rejected` result with its own error code on `cordon.v1.exec.result.<id>`, is audited,
-//! and good requests interleaved with it still complete on a node that keeps running. The
+//! `rejected` result with its own error code on `cordon.v1.exec.result.<client>.<id>`, is
+//! audited, and good requests interleaved with it still complete on a node that keeps
+//! running; a submit subject whose client name is unusable is refused and audited. The
 //! CLI refuses what it cannot send and reports what cordon rejected, with exit status 2.
 
 mod pipeline_support;
@@ -126,10 +127,18 @@ fn bad_cases(id: &str) -> Vec<Case> {
 
 /// Publishes `payload` on the submit subject as a client would, deduplicated by `id`.
 async fn submit_raw(js: &jetstream::Context, id: &str, payload: Vec<u8>) {
+    submit_raw_as(js, "anonymous", id, payload).await
+}
+
+/// Publishes `payload` on the submit subject of `client`.
+async fn submit_raw_as(js: &jetstream::Context, client: &str, id: &str, payload: Vec<u8>) {
     let mut headers = async_nats::HeaderMap::new();
     headers.insert(MSG_ID, id);
     headers.insert(CONTENT_TYPE, MSGPACK);
-    js.publish_with_headers(Subject::ExecSubmit.to_subject(), headers, payload.into())
+    let subject = Subject::ExecSubmit {
+        client: client.into(),
+    };
+    js.publish_with_headers(subject.to_subject(), headers, payload.into())
         .await
         .expect("publish")
         .await
@@ -152,7 +161,7 @@ async fn next_result(results: &mut async_nats::Subscriber, id: &str) -> ExecResu
 async fn bad_payloads_are_rejected_and_audited_and_good_ones_still_run() {
     let nats = Nats::start_with_max_payload(MAX_PAYLOAD);
     let mut node = Node::up(&nats, "bad-input", &test_config(""));
-    // Connecting the typed client makes sure the streams exist.
+    // The harness's typed client makes sure the streams exist.
     let _client = client(&nats).await;
     let raw = raw_connection(&nats).await;
     let js = jetstream::new(raw.clone());
@@ -170,6 +179,7 @@ async fn bad_payloads_are_rejected_and_audited_and_good_ones_still_run() {
         n += 1;
         for (id, case) in [(bad_id, case), (good_id.clone(), good(&good_id, n))] {
             let subject = Subject::ExecResult {
+                client: "anonymous".into(),
                 request_id: id.clone(),
             };
             let results = raw.subscribe(subject.to_subject()).await.unwrap();
@@ -214,6 +224,42 @@ async fn bad_payloads_are_rejected_and_audited_and_good_ones_still_run() {
     assert_eq!(last.stdout, "still here\n");
     assert!(node.is_running());
     assert_no_containers_within(&node.host, Duration::from_secs(5));
+}
+
+/// A request on a submit subject whose client name cannot address a result (too long for a
+/// subject token) is rejected as `invalid_client` and audited; the node keeps serving.
+#[tokio::test]
+async fn an_unusable_client_name_is_rejected_and_audited() {
+    let nats = Nats::start();
+    let mut node = Node::up(&nats, "bad-client", &test_config(""));
+    let client = client(&nats).await;
+    let js = jetstream::new(raw_connection(&nats).await);
+    let id = fresh_id();
+    let long_name = "c".repeat(129);
+    submit_raw_as(&js, &long_name, &id, good(&id, 1).payload).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let rejected = loop {
+        // The log appears once the audit actor has started.
+        let entries = cordon::audit::read_entries(&node.audit_dir(), Some("")).unwrap_or_default();
+        let found = entries
+            .into_iter()
+            .find(|e| e.kind == "rejected" && e.body["error"]["code"] == "invalid_client");
+        if let Some(entry) = found {
+            break entry;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no invalid_client rejection audited"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let message = rejected.body["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("client name"), "{message}");
+    let last = run(&client, "print('still here')").await;
+    assert_eq!(last.stdout, "still here\n");
+    assert!(node.is_running());
 }
 
 /// Runs the CLI, killing it if it takes more than a minute.

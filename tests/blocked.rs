@@ -1,5 +1,5 @@
 //! BLOCKED code never runs: the request ends `blocked` with its findings, an event goes out
-//! on `cordon.v1.events.blocked`, and no container is ever created for it. The same code
+//! on `cordon.v1.events.blocked.<client>`, and no container is ever created for it. The same code
 //! written by the assistant itself (`origin: self`) is HIGH instead, and runs with tighter
 //! limits in the sandbox (which has no network to reach anyway).
 
@@ -26,7 +26,15 @@ async fn a_reverse_shell_is_blocked_with_its_findings_and_never_runs() {
     let node = Node::up(&nats, "blocked", &test_config(""));
     let client = client(&nats).await;
     let bus = async_nats::connect(&nats.url).await.unwrap();
-    let mut events = bus.subscribe("cordon.v1.events.blocked").await.unwrap();
+    let mut events = bus
+        .subscribe(
+            cordon::protocol::Subject::EventsBlocked {
+                client: client.name().to_string(),
+            }
+            .to_subject(),
+        )
+        .await
+        .unwrap();
     let id = Client::new_request_id();
     let result = client
         .run(

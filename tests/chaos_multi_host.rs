@@ -4,7 +4,9 @@
 //! one worker is SIGKILLed and restarted, NATS is restarted, another worker is cut off the
 //! network and reconnected, and the audit host is restarted. Every job must end exactly
 //! once, nothing may be lost, no sandbox of the killed worker may outlive its restart, and
-//! the audit log must verify with one final entry per job.
+//! the audit log must verify with one final entry per job. The bus is the permissioned one
+//! of `deploy/nats/cordon.conf`: every actor connects as its own role's user and the jobs
+//! are submitted by client `alice`.
 
 mod pipeline_support;
 
@@ -72,6 +74,7 @@ impl Cluster {
             prefix,
         };
         std::fs::write(cluster.config_path(), CONFIG).unwrap();
+        cluster.write_secrets();
         cluster.start_nats();
         cluster.start_node("audit", &["audit"], false);
         for worker in ["w1", "w2", "w3"] {
@@ -96,14 +99,46 @@ impl Cluster {
         self.dir.path().join(part)
     }
 
+    /// A password file per NATS user (mounted into the nodes at `/run/cordon-secrets`).
+    fn secrets_dir(&self) -> PathBuf {
+        self.dir.path().join("secrets")
+    }
+
+    fn write_secrets(&self) {
+        std::fs::create_dir_all(self.secrets_dir()).unwrap();
+        for user in USERS {
+            let file = self.secrets_dir().join(format!("{user}.password"));
+            std::fs::write(file, password(user)).unwrap();
+        }
+    }
+
+    /// Settings of client `alice`, whose password file is on this machine.
+    fn alice(&self) -> cordon::config::Settings {
+        let mut settings = cordon::config::Settings::load(None).unwrap();
+        settings.nats.client = "alice".into();
+        settings.nats.auth = cordon::bus::auth::Credentials {
+            user: "alice".into(),
+            password_file: self
+                .secrets_dir()
+                .join("alice.password")
+                .display()
+                .to_string(),
+            ..Default::default()
+        };
+        settings
+    }
+
     fn start_nats(&self) {
         let store = format!("{}:/data", self.data_dir("nats").display());
         let port = format!("127.0.0.1:{}:4222", self.nats_port);
-        docker(&[
+        let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/nats/cordon.conf");
+        let conf = format!("{conf}:/etc/nats/cordon.conf:ro");
+        let name = self.name("nats");
+        let mut args: Vec<String> = [
             "run",
             "-d",
             "--name",
-            &self.name("nats"),
+            &name,
             "--network",
             &self.network,
             "--network-alias",
@@ -112,13 +147,29 @@ impl Cluster {
             &port,
             "-v",
             &store,
-            "--entrypoint",
-            "/usr/local/bin/nats-server",
-            IMAGE,
-            "-js",
-            "-sd",
-            "/data",
-        ]);
+            "-v",
+            &conf,
+        ]
+        .map(String::from)
+        .to_vec();
+        for user in USERS {
+            let variable = format!("CORDON_NATS_{}_PASSWORD", user.to_uppercase());
+            args.extend(["-e".into(), format!("{variable}={}", password(user))]);
+        }
+        args.extend(
+            [
+                "--entrypoint",
+                "/usr/local/bin/nats-server",
+                IMAGE,
+                "-c",
+                "/etc/nats/cordon.conf",
+                "-js",
+                "-sd",
+                "/data",
+            ]
+            .map(String::from),
+        );
+        docker(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", self.nats_port)).is_err() {
             assert!(Instant::now() < deadline, "nats container did not come up");
@@ -130,6 +181,7 @@ impl Cluster {
         let name = self.name(part);
         let data = format!("{}:/data", self.data_dir(part).display());
         let config = format!("{}:/etc/cordon.toml:ro", self.config_path().display());
+        let secrets = format!("{}:/run/cordon-secrets:ro", self.secrets_dir().display());
         let host = format!("CORDON__NODE__HOST_ID={name}");
         let mut args: Vec<String> = [
             "run",
@@ -142,6 +194,8 @@ impl Cluster {
             &data,
             "-v",
             &config,
+            "-v",
+            &secrets,
             "-e",
             &host,
             "-e",
@@ -230,7 +284,39 @@ max_jobs = 3
 cpus = 0.5
 memory_bytes = 134217728
 timeout_ms = 30000
+[nats.roles.assessor]
+user = "assessor"
+password_file = "/run/cordon-secrets/assessor.password"
+[nats.roles.scheduler]
+user = "scheduler"
+password_file = "/run/cordon-secrets/scheduler.password"
+[nats.roles.supervisor]
+user = "supervisor"
+password_file = "/run/cordon-secrets/supervisor.password"
+[nats.roles.monitor]
+user = "monitor"
+password_file = "/run/cordon-secrets/monitor.password"
+[nats.roles.audit]
+user = "audit"
+password_file = "/run/cordon-secrets/audit.password"
 "#;
+
+/// The users of `deploy/nats/cordon.conf` (each gets a test password).
+const USERS: [&str; 9] = [
+    "assessor",
+    "scheduler",
+    "supervisor",
+    "monitor",
+    "audit",
+    "operator",
+    "admin",
+    "alice",
+    "bob",
+];
+
+fn password(user: &str) -> String {
+    format!("chaos-password-of-{user}")
+}
 
 /// Running sandboxes of `host` that hold a job (warm pool containers waiting for one excluded).
 fn job_sandboxes_of(host: &str) -> Vec<String> {
@@ -296,7 +382,7 @@ async fn wait_until_finished(client: &Client, jobs: &HashMap<String, usize>, at_
 #[tokio::test]
 async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_audit_restart() {
     let cluster = Cluster::start();
-    let settings = cordon::config::Settings::load(None).unwrap();
+    let settings = cluster.alice();
     let url = cluster.url();
     let connecting = Client::connect(&url, &settings.nats);
     let client = tokio::time::timeout(Duration::from_secs(60), connecting)

@@ -1,7 +1,7 @@
 //! Hostile programs break each limit and end as a `violation` of the right kind, soon after
 //! the limit is reached: the CPU budget, memory, pids (processes and threads), output caps,
 //! scratch space and the wall-clock deadline. Each violation is announced on
-//! `cordon.v1.events.violation` and audited; programs that only look hostile (an orphaned
+//! `cordon.v1.events.violation.<client>` and audited; programs that only look hostile (an orphaned
 //! daemon) complete normally; no sandbox outlives its run.
 //!
 //! The tests of this file run one at a time: kill latency is the property under test, and
@@ -64,7 +64,12 @@ impl Pipeline {
     async fn violate(&self, request: &ExecRequest, kind: ViolationKind) -> (ExecResult, u64) {
         let mut events = self
             .events
-            .subscribe(Subject::EventsViolation.to_subject())
+            .subscribe(
+                Subject::EventsViolation {
+                    client: self.client.name().to_string(),
+                }
+                .to_subject(),
+            )
             .await
             .expect("subscribe to violation events");
         self.events.flush().await.expect("flush");

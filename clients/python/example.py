@@ -1,16 +1,18 @@
 """Runs two programs through cordon and prints how each ended, watching for violations.
 
-Usage: python3 example.py nats://127.0.0.1:4222
+Usage: python3 example.py nats://127.0.0.1:4222 [USER PASSWORD]
+(with a user, as that client of a permissioned server: deploy/nats/cordon.conf)
 """
 
 import asyncio
 import sys
+from typing import Optional
 
 from cordon_client import CordonClient
 
 
-async def main(url: str) -> None:
-    client = await CordonClient.connect(url)
+async def main(url: str, user: Optional[str], password: Optional[str]) -> None:
+    client = await CordonClient.connect(url, user=user, password=password)
     seen = []
 
     async def watch() -> None:
@@ -20,9 +22,9 @@ async def main(url: str) -> None:
 
     watcher = asyncio.create_task(watch())
     await asyncio.sleep(0.1)
-    ok = await client.run("print(sum(range(10)))", client="example")
+    ok = await client.run("print(sum(range(10)))", session="example")
     print(f"first: {ok['status']} exit={ok['exit_code']} stdout={ok['stdout']!r}")
-    spin = await client.run("while True: pass", timeout_ms=1000, client="example")
+    spin = await client.run("while True: pass", timeout_ms=1000, session="example")
     print(f"second: {spin['status']} kind={spin['violation']['kind']}")
     for _ in range(50):
         if seen:
@@ -33,4 +35,5 @@ async def main(url: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    user, password = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else (None, None)
+    asyncio.run(main(sys.argv[1], user, password))

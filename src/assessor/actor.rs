@@ -1,7 +1,8 @@
-//! The Assessor actor: pulls `ExecRequest`s from `cordon.v1.exec.submit`, validates them,
+//! The Assessor actor: pulls `ExecRequest`s from `cordon.v1.exec.submit.<client>`, takes
+//! the request's client from that subject (never from the body), validates them,
 //! assesses the code and hands the job to the Scheduler on `cordon.v1.exec.assessed`.
 //! Bad input ends as `rejected`. BLOCKED code ends as `blocked` (with an event on
-//! `cordon.v1.events.blocked`) and is then HELD in JetStream on
+//! `cordon.v1.events.blocked.<client>`) and is then HELD in JetStream on
 //! `cordon.v1.exec.held.<request_id>`, where an operator's signed grant can release it
 //! (`override_grant`, run beside the submission loop). Either way the submission is
 //! acknowledged only after.
@@ -24,7 +25,7 @@ use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest, ExecResult, Statu
 use crate::protocol::grant::HeldRequest;
 use crate::protocol::{now_ms, Envelope, Subject};
 
-use super::validate::{check_network, validate_request, validate_request_id};
+use super::validate::{check_network, validate_client, validate_request, validate_request_id};
 
 const NAME: &str = "assessor";
 
@@ -81,7 +82,9 @@ impl State {
             Ok(opened) => opened,
             Err(disposition) => return disposition,
         };
-        if let Err(error) = validate_request_id(&envelope.request_id) {
+        let unaddressable = validate_request_id(&envelope.request_id)
+            .and_then(|()| validate_client(&request.client));
+        if let Err(error) = unaddressable {
             let key = crate::bus::report::unaddressed_key(&message);
             return settle(
                 self.reporter
@@ -115,6 +118,7 @@ impl State {
             trust: job.trust,
             origin: job.origin,
             client: job.client.clone(),
+            submitter: request.client.clone(),
         };
         self.reporter.record(request, None, received).await?;
         let (assessment, analysers) = match self.assess_off_thread(&job).await {
@@ -156,7 +160,9 @@ impl State {
         let msg_id = format!("{}.blocked", request.request_id);
         self.bus
             .publish_durable(
-                &Subject::EventsBlocked,
+                &Subject::EventsBlocked {
+                    client: request.client.clone(),
+                },
                 &msg_id,
                 &trace,
                 &envelope.reply(blocked.clone()),

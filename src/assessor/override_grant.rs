@@ -261,6 +261,7 @@ impl GrantHandler {
             },
             request: RequestRef {
                 request_id: String::new(),
+                client: String::new(),
                 submitted_at_ms: 0,
                 trace: TraceContext::for_request(&key),
             },
@@ -287,6 +288,8 @@ fn arrival(
     Arrival {
         request: RequestRef {
             request_id,
+            // A grant is about someone else's request; its events need no client.
+            client: String::new(),
             submitted_at_ms: envelope.submitted_at_ms,
             trace,
         },

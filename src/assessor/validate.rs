@@ -21,6 +21,19 @@ pub fn validate_request_id(request_id: &str) -> Result<(), ErrorInfo> {
     }
 }
 
+/// Validates the client a request was submitted under (the `<client>` of its submit
+/// subject): without a usable one there is nowhere to send its result.
+pub fn validate_client(client: &str) -> Result<(), ErrorInfo> {
+    if is_valid_token(client) {
+        Ok(())
+    } else {
+        Err(ErrorInfo::new(
+            ErrorCode::InvalidClient,
+            format!("client name {client:?} in the submit subject must be 1 to 128 letters, digits, '-' or '_'"),
+        ))
+    }
+}
+
 /// Validates a request against the caps.
 pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorInfo> {
     let code = validate_code(request.code.into_vec(), caps.max_code_bytes)?;

@@ -1,7 +1,8 @@
 //! The AuditChain actor, the log's single writer: pulls `AuditEvent`s from
 //! `cordon.v1.audit.append` in batches, appends them, makes them durable with one fdatasync
 //! (group commit), then publishes the results of finished requests (with their audit index)
-//! on `cordon.v1.exec.result.<request_id>`, and only then acknowledges the batch. A failed
+//! on `cordon.v1.exec.result.<client>.<request_id>` (the client its envelope carries), and
+//! only then acknowledges the batch. The audit role alone may publish results. A failed
 //! fsync ends the process: nothing is acknowledged that is not on disk.
 //! While there are new entries it signs a checkpoint every `audit.checkpoint_interval_ms`
 //! (and one on shutdown), stores it, then publishes it on `cordon.v1.audit.checkpoint`.
@@ -315,8 +316,15 @@ async fn publish_result(
     (event_id, result): &(String, Envelope<ExecResult>),
 ) -> Result<(), BusError> {
     let request_id = result.request_id.clone();
+    if !is_valid_token(&result.client) {
+        // Only a request that never reached the Assessor with a usable client ends so
+        // (e.g. an unreadable internal message): its result is in the log, for no one.
+        tracing::warn!(request_id, client = %result.client, "a result without a usable client is kept in the log only");
+        return Ok(());
+    }
     let trace = trace_of(message.headers.as_ref(), &request_id).child(NAME);
     let subject = Subject::ExecResult {
+        client: result.client.clone(),
         request_id: request_id.clone(),
     };
     // Keyed by the finishing event, not the request: a request released from BLOCKED by an

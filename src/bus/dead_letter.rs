@@ -73,14 +73,19 @@ async fn end_dead_letter(
             )))
         }
     };
-    let request_id = decode::<serde::de::IgnoredAny>(&stored.payload)
-        .ok()
-        .map(|e| e.request_id);
+    let envelope = decode::<serde::de::IgnoredAny>(&stored.payload).ok();
+    let request_id = envelope.as_ref().map(|e| e.request_id.clone());
     tracing::warn!(stream = %advisory.stream, consumer = %advisory.consumer, seq = advisory.stream_seq, ?request_id, "giving up on a message after its maximum deliveries");
-    if let Some(request_id) = request_id.filter(|id| is_valid_token(id)) {
+    if let Some(envelope) = envelope.filter(|e| is_valid_token(&e.request_id)) {
         let is_audit = advisory.stream == bus.settings.audit_stream;
         if !is_audit {
-            announce(bus, reporter, &advisory, &request_id, &stored.headers).await?;
+            let request = RequestRef {
+                client: client_of(&stored.subject, &envelope.client),
+                trace: trace_of(Some(&stored.headers), &envelope.request_id),
+                request_id: envelope.request_id,
+                submitted_at_ms: 0,
+            };
+            announce(bus, reporter, &advisory, &request).await?;
         }
     }
     stream
@@ -90,19 +95,20 @@ async fn end_dead_letter(
     Ok(())
 }
 
+/// Whose request a stored message is about: on a submit subject, the client the subject
+/// names (its body was written by the client); elsewhere, what the actor that wrote it said.
+fn client_of(subject: &str, envelope_client: &str) -> String {
+    super::report::submitter_of_subject(subject).unwrap_or_else(|| envelope_client.to_string())
+}
+
 /// Publishes the dead-letter event and ends the request as `failed`.
 async fn announce(
     bus: &Bus,
     reporter: &Reporter,
     advisory: &MaxDeliveries,
-    request_id: &str,
-    headers: &async_nats::HeaderMap,
+    request: &RequestRef,
 ) -> Result<(), BusError> {
-    let request = RequestRef {
-        request_id: request_id.to_string(),
-        submitted_at_ms: 0,
-        trace: trace_of(Some(headers), request_id),
-    };
+    let request_id = request.request_id.as_str();
     let event = request.envelope(DeadLetterEvent {
         stream: advisory.stream.clone(),
         consumer: advisory.consumer.clone(),
@@ -118,5 +124,20 @@ async fn announce(
     );
     let mut result = ExecResult::without_run(request_id, Status::Failed);
     result.error = Some(ErrorInfo::new(ErrorCode::Undeliverable, why));
-    reporter.finish(&request, result).await
+    reporter.finish(request, result).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_submission_belongs_to_the_client_its_subject_names() {
+        let submit = Subject::ExecSubmit {
+            client: "alice".into(),
+        };
+        // A client's own envelope cannot make its dead letter someone else's.
+        assert_eq!(client_of(&submit.to_subject(), "bob"), "alice");
+        assert_eq!(client_of("cordon.v1.exec.assessed", "bob"), "bob");
+    }
 }

@@ -2,6 +2,7 @@
 //! enveloped messages with their headers, and the pull-and-acknowledge loop every actor
 //! uses. Actors never touch async-nats directly for these; they call `Bus`.
 
+pub mod auth;
 pub mod consume;
 pub mod dead_letter;
 pub mod report;
@@ -33,10 +34,14 @@ pub enum BusError {
         url: String,
         source: async_nats::ConnectError,
     },
+    #[error(transparent)]
+    Auth(#[from] auth::AuthError),
     #[error("cannot set up JetStream {what}: {message}")]
     Setup { what: String, message: String },
     #[error("cannot publish to {subject}: {message}")]
     Publish { subject: String, message: String },
+    #[error("no stream takes {subject} yet (cordon is not up, or it is starting)")]
+    NoStream { subject: String },
     #[error("cannot subscribe to {subject}: {message}")]
     Subscribe { subject: String, message: String },
     #[error("cannot read from consumer {consumer}: {message}")]
@@ -54,14 +59,34 @@ pub struct Bus {
 }
 
 impl Bus {
-    /// Connects as `name`, retrying while the server is not up yet, and keeps reconnecting
-    /// for as long as the process lives.
+    /// Connects as `name` with the configured credentials (`nats.auth`), retrying while
+    /// the server is not up yet, and keeps reconnecting for as long as the process lives.
     pub async fn connect(url: &str, name: &str, settings: &NatsSettings) -> Result<Bus, BusError> {
-        let client = async_nats::ConnectOptions::new()
+        Self::connect_as(url, name, settings, &settings.auth).await
+    }
+
+    /// Connects as `name` presenting `credentials` (an actor role's own).
+    pub async fn connect_as(
+        url: &str,
+        name: &str,
+        settings: &NatsSettings,
+        credentials: &auth::Credentials,
+    ) -> Result<Bus, BusError> {
+        let inbox_prefix = match settings.inbox_prefix.as_str() {
+            "" => credentials.default_inbox_prefix(),
+            configured => configured.to_string(),
+        };
+        let connection = name.to_string();
+        let options = async_nats::ConnectOptions::new()
             .name(name)
+            .event_callback(move |event| log_event(connection.clone(), event))
+            .custom_inbox_prefix(inbox_prefix)
             .retry_on_initial_connect()
             .max_reconnects(None)
-            .connection_timeout(Duration::from_secs(5))
+            .connection_timeout(Duration::from_secs(5));
+        let client = credentials
+            .apply(options)
+            .await?
             .connect(url)
             .await
             .map_err(|source| BusError::Connect {
@@ -136,6 +161,9 @@ impl Bus {
         match ack.await {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => Ok(false),
+            Err(e) if e.kind() == PublishErrorKind::StreamNotFound => {
+                Err(BusError::NoStream { subject })
+            }
             Err(e) => Err(fail(e.to_string())),
         }
     }
@@ -175,6 +203,20 @@ impl Bus {
             subject: "(flush)".into(),
             message: e.to_string(),
         })
+    }
+}
+
+/// Logs what the server says about a connection. A permissions violation (which the server
+/// answers with an error line rather than a reply, so the request itself only times out) is
+/// a warning naming the refused subject, so the timeout can be understood.
+async fn log_event(connection: String, event: async_nats::Event) {
+    use async_nats::{Event, ServerError};
+    match event {
+        Event::ServerError(ServerError::Other(message)) if message.contains("Permissions") => {
+            tracing::warn!(connection, %message, "the NATS server refused an operation");
+        }
+        Event::ServerError(error) => tracing::warn!(connection, %error, "NATS server error"),
+        other => tracing::debug!(connection, event = %other, "NATS connection event"),
     }
 }
 

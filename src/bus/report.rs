@@ -18,10 +18,12 @@ pub struct Reporter {
     host: String,
 }
 
-/// Which request an event belongs to, and the trace it travels in.
+/// Which request an event belongs to, whose it is, and the trace it travels in.
 #[derive(Debug, Clone)]
 pub struct RequestRef {
     pub request_id: String,
+    /// The client the request was submitted by (empty when unknown).
+    pub client: String,
     pub submitted_at_ms: u64,
     pub trace: TraceContext,
 }
@@ -30,6 +32,7 @@ impl RequestRef {
     pub fn of<T>(envelope: &Envelope<T>, trace: TraceContext) -> RequestRef {
         RequestRef {
             request_id: envelope.request_id.clone(),
+            client: envelope.client.clone(),
             submitted_at_ms: envelope.submitted_at_ms,
             trace,
         }
@@ -38,6 +41,22 @@ impl RequestRef {
     /// An envelope about this request carrying `body`.
     pub fn envelope<T>(&self, body: T) -> Envelope<T> {
         Envelope::new(self.request_id.clone(), self.submitted_at_ms, body)
+            .with_client(self.client.clone())
+    }
+}
+
+/// The client a message speaks for when it arrived on a client's submit subject: the
+/// server let only that client publish there, so this (not the body) is who sent it.
+/// The Assessor refuses a name that `is_valid_token` does not accept.
+pub fn submitter_of(message: &super::Incoming) -> Option<String> {
+    submitter_of_subject(&message.subject)
+}
+
+/// The client a submit subject names; `None` for any other subject.
+pub fn submitter_of_subject(subject: &str) -> Option<String> {
+    match Subject::parse(subject) {
+        Ok(Subject::ExecSubmit { client }) => Some(client),
+        _ => None,
     }
 }
 
@@ -69,7 +88,7 @@ impl Reporter {
             at_ms: now_ms(),
             record,
         };
-        let envelope = Envelope::new(request.request_id.clone(), request.submitted_at_ms, event);
+        let envelope = request.envelope(event);
         let trace = request.trace.child(self.actor);
         self.bus
             .publish_durable(&Subject::AuditAppend, &event_id, &trace, &envelope)
@@ -111,6 +130,7 @@ impl Reporter {
             None => {
                 let anonymous = RequestRef {
                     request_id: String::new(),
+                    client: String::new(),
                     submitted_at_ms: 0,
                     trace: TraceContext::for_request(fallback_key),
                 };
@@ -146,6 +166,7 @@ impl Reporter {
         let request = request_id.map(|id| RequestRef {
             trace: super::trace_of(message.headers.as_ref(), &id),
             request_id: id,
+            client: submitter_of(message).unwrap_or_default(),
             submitted_at_ms: 0,
         });
         self.reject(request.as_ref(), &message.payload, info, &fallback_key)
@@ -156,13 +177,17 @@ impl Reporter {
 impl Reporter {
     /// Opens a pulled message for an actor: its envelope and the request it is about, or,
     /// when it cannot be decoded, the rejection is published and the disposition to settle
-    /// the message with is returned instead.
+    /// the message with is returned instead. On a client's submit subject the envelope's
+    /// client is replaced by the one the subject names.
     pub async fn receive<T: serde::de::DeserializeOwned>(
         &self,
         message: &super::Incoming,
     ) -> Result<(Envelope<T>, RequestRef), super::Disposition> {
         match crate::protocol::decode::<T>(&message.payload) {
-            Ok(envelope) => {
+            Ok(mut envelope) => {
+                if let Some(client) = submitter_of(message) {
+                    envelope.client = client;
+                }
                 let trace = super::trace_of(message.headers.as_ref(), &envelope.request_id);
                 let request = RequestRef::of(&envelope, trace);
                 Ok((envelope, request))
@@ -195,5 +220,36 @@ pub fn settle(outcome: Result<(), BusError>, actor: &str) -> super::Disposition 
             tracing::warn!(actor, %error, "could not publish consequences; message will be redelivered");
             super::Disposition::Retry(std::time::Duration::from_secs(1))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_submitter_is_read_from_the_submit_subject_only() {
+        let submit = Subject::ExecSubmit {
+            client: "alice".into(),
+        };
+        assert_eq!(
+            submitter_of_subject(&submit.to_subject()).as_deref(),
+            Some("alice")
+        );
+        assert_eq!(submitter_of_subject("cordon.v1.exec.assessed"), None);
+        let result = Subject::ExecResult {
+            client: "alice".into(),
+            request_id: "r".into(),
+        };
+        assert_eq!(submitter_of_subject(&result.to_subject()), None);
+    }
+
+    #[test]
+    fn a_request_ref_carries_its_client_into_every_envelope() {
+        let first = Envelope::new("r1", 5, ()).with_client("alice");
+        let request = RequestRef::of(&first, TraceContext::for_request("r1"));
+        assert_eq!(request.client, "alice");
+        assert_eq!(request.envelope(1u8).client, "alice");
+        assert_eq!(first.reply(2u8).client, "alice");
     }
 }

@@ -11,6 +11,9 @@ use super::{Bus, BusError};
 use crate::protocol::subjects::wildcard;
 use crate::protocol::Subject;
 
+/// How long a role waits for a stream it may not create itself.
+const STREAM_WAIT: Duration = Duration::from_secs(60);
+
 /// Which stream a consumer reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StreamKind {
@@ -59,17 +62,54 @@ impl Bus {
         Ok(())
     }
 
-    /// Creates one stream. Another process may create it at the same moment (nats-server
-    /// then answers the loser "subjects overlap"), so an error is rechecked by reading it.
+    /// Creates one stream if it does not exist. Another process may create it at the same
+    /// moment (nats-server then answers the loser "subjects overlap"), and on a permissioned
+    /// server only some credentials may create streams (the audit role, an admin): either
+    /// way the stream is then waited for, up to `STREAM_WAIT`.
     async fn ensure_stream(&self, kind: StreamKind) -> Result<(), BusError> {
         let name = self.stream_name(kind);
-        let Err(error) = self.js.get_or_create_stream(self.stream_config(kind)).await else {
-            return Ok(());
+        let error = match self.js.get_or_create_stream(self.stream_config(kind)).await {
+            Ok(stream) => return self.allow_direct_reads(kind, stream).await,
+            Err(error) => error,
         };
-        match self.js.get_stream(name).await {
+        tracing::info!(stream = name, %error, "cannot create the stream; waiting for a role allowed to");
+        let deadline = tokio::time::Instant::now() + STREAM_WAIT;
+        loop {
+            if self.js.get_stream(name).await.is_ok() {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(BusError::Setup {
+                    what: format!("stream {name}"),
+                    message: format!(
+                        "{error}; nor did another process create it within {STREAM_WAIT:?}"
+                    ),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// A results stream made before clients read their results by direct get (which a
+    /// server can allow per subject) is updated to allow it.
+    async fn allow_direct_reads(
+        &self,
+        kind: StreamKind,
+        stream: stream::Stream,
+    ) -> Result<(), BusError> {
+        let wanted = self.stream_config(kind);
+        let info = stream.cached_info();
+        if info.config.allow_direct == wanted.allow_direct {
+            return Ok(());
+        }
+        let config = stream::Config {
+            allow_direct: wanted.allow_direct,
+            ..info.config.clone()
+        };
+        match self.js.update_stream(config).await {
             Ok(_) => Ok(()),
-            Err(_) => Err(BusError::Setup {
-                what: format!("stream {name}"),
+            Err(error) => Err(BusError::Setup {
+                what: format!("stream {} (allow_direct)", self.stream_name(kind)),
                 message: error.to_string(),
             }),
         }
@@ -78,7 +118,7 @@ impl Bus {
     fn stream_config(&self, kind: StreamKind) -> stream::Config {
         let s = &self.settings;
         let (subject, kept_per_subject) = match kind {
-            StreamKind::Submit => (Subject::ExecSubmit.to_subject(), None),
+            StreamKind::Submit => (wildcard::exec_submit_all(), None),
             StreamKind::Assessed => (Subject::ExecAssessed.to_subject(), None),
             StreamKind::Scheduled => (wildcard::exec_scheduled_all(), None),
             StreamKind::Audit => (Subject::AuditAppend.to_subject(), None),
@@ -93,6 +133,9 @@ impl Bus {
             storage: StorageType::File,
             duplicate_window: Duration::from_secs(s.duplicate_window_secs),
             max_messages: s.max_queued_messages,
+            // Clients read their own results by direct get, which names the subject, so a
+            // server can allow it for `cordon.v1.exec.result.<client>.>` only.
+            allow_direct: kind == StreamKind::Results,
             ..Default::default()
         };
         match kept_per_subject {
@@ -162,6 +205,34 @@ impl Bus {
             .last_stored(kind, subject)
             .await?
             .map(|(_, payload)| payload))
+    }
+
+    /// The last message on one subject of the results stream, read by direct get
+    /// (`$JS.API.DIRECT.GET.<stream>.<subject>`): what a client may read of its own results
+    /// without being able to read anyone else's or even the stream's info.
+    pub async fn last_direct(
+        &self,
+        kind: StreamKind,
+        subject: &Subject,
+    ) -> Result<Option<Vec<u8>>, BusError> {
+        use async_nats::jetstream::stream::DirectGetErrorKind;
+        let fail = |message: String| BusError::Consume {
+            consumer: format!("{} (direct get)", self.stream_name(kind)),
+            message,
+        };
+        let stream = self
+            .js
+            .get_stream_no_info(self.stream_name(kind))
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        match stream
+            .direct_get_last_for_subject(subject.to_subject())
+            .await
+        {
+            Ok(message) => Ok(Some(message.payload.to_vec())),
+            Err(e) if e.kind() == DirectGetErrorKind::NotFound => Ok(None),
+            Err(e) => Err(fail(e.to_string())),
+        }
     }
 
     /// The stream sequence and payload of the last message stored for `subject`, if any.

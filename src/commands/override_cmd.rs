@@ -79,23 +79,32 @@ async fn run(settings: &Settings, args: &OverrideArgs) -> Result<ExecResult, Ove
         .clone()
         .or_else(|| Some(settings.nats.url.clone()).filter(|u| !u.is_empty()))
         .ok_or_else(|| OverrideError::Usage("no NATS server: pass --nats URL".into()))?;
+    // The streams exist: something is held. Operators need not be able to create them.
     let bus = Bus::connect(&url, "cordon-override", &settings.nats).await?;
-    bus.ensure_streams().await?;
     let held = wait_for_held(&bus, &args.request_id).await?;
     eprintln!(
-        "cordon: {} is held: {} finding(s), level {}",
+        "cordon: {} of client {:?} is held: {} finding(s), level {}",
         args.request_id,
-        held.assessment.findings.len(),
-        held.assessment.level.as_str()
+        held.client,
+        held.body.assessment.findings.len(),
+        held.body.assessment.level.as_str()
     );
-    let mut grant = new_grant(args, &held);
+    let mut grant = new_grant(args, &held.body);
     sign(&mut grant, &key);
     let wait = Duration::from_secs_f64(args.wait.max(1.0));
-    publish_and_wait(&bus, grant, wait).await
+    let result_subject = Subject::ExecResult {
+        client: held.client.clone(),
+        request_id: args.request_id.clone(),
+    };
+    publish_and_wait(&bus, grant, &result_subject, wait).await
 }
 
-/// The held record of a request, allowing a moment for a fresh block to be stored.
-async fn wait_for_held(bus: &Bus, request_id: &str) -> Result<HeldRequest, OverrideError> {
+/// The held record of a request (its envelope names the client the result goes to),
+/// allowing a moment for a fresh block to be stored.
+async fn wait_for_held(
+    bus: &Bus,
+    request_id: &str,
+) -> Result<Envelope<HeldRequest>, OverrideError> {
     if !crate::protocol::subjects::is_valid_token(request_id) {
         return Err(OverrideError::Usage(format!(
             "{request_id:?} is not a request id"
@@ -116,7 +125,7 @@ async fn wait_for_held(bus: &Bus, request_id: &str) -> Result<HeldRequest, Overr
                     "{request_id} was already released by {} (grant {})",
                     r.operator, r.grant_id
                 ))),
-                None => Ok(held.body),
+                None => Ok(held),
             };
         }
         if tokio::time::Instant::now() >= deadline {
@@ -153,12 +162,10 @@ fn new_grant(args: &OverrideArgs, held: &HeldRequest) -> OverrideGrant {
 async fn publish_and_wait(
     bus: &Bus,
     grant: OverrideGrant,
+    result_subject: &Subject,
     wait: Duration,
 ) -> Result<ExecResult, OverrideError> {
     let request_id = grant.request_id.clone();
-    let result_subject = Subject::ExecResult {
-        request_id: request_id.clone(),
-    };
     let mut results = bus.subscribe(result_subject.to_subject()).await?;
     let mut decisions = bus.subscribe(Subject::EventsOverride.to_subject()).await?;
     let grant_id = grant.grant_id.clone();
@@ -180,7 +187,8 @@ async fn publish_and_wait(
         });
     }
     eprintln!("cordon: grant {grant_id} accepted; waiting for the run");
-    wait_for_run(bus, &mut results, &request_id, deadline, wait).await
+    let target = (result_subject, request_id.as_str());
+    wait_for_run(bus, &mut results, target, deadline, wait).await
 }
 
 async fn next_decision(
@@ -204,18 +212,15 @@ async fn next_decision(
 async fn wait_for_run(
     bus: &Bus,
     results: &mut async_nats::Subscriber,
-    request_id: &str,
+    (subject, request_id): (&Subject, &str),
     deadline: tokio::time::Instant,
     wait: Duration,
 ) -> Result<ExecResult, OverrideError> {
-    let subject = Subject::ExecResult {
-        request_id: request_id.to_string(),
-    };
     loop {
         let poll_until = (tokio::time::Instant::now() + Duration::from_secs(2)).min(deadline);
         let payload = match tokio::time::timeout_at(poll_until, results.next()).await {
             Ok(Some(message)) => Some(message.payload.to_vec()),
-            _ => bus.last_message(StreamKind::Results, &subject).await?,
+            _ => bus.last_message(StreamKind::Results, subject).await?,
         };
         if let Some(result) = payload.map(|p| parse_result(request_id, &p)).transpose()? {
             if result.status != Status::Blocked {

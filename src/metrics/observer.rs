@@ -21,7 +21,7 @@ pub async fn observe(
     mut shutdown: Shutdown,
 ) -> Result<(), BusError> {
     let mut results = bus.subscribe(wildcard::exec_result_all()).await?;
-    let mut violations = bus.subscribe(Subject::EventsViolation.to_subject()).await?;
+    let mut violations = bus.subscribe(wildcard::events_violation_all()).await?;
     let mut appends = bus.subscribe(Subject::AuditAppend.to_subject()).await?;
     let mut loads = bus.subscribe(wildcard::host_load_all()).await?;
     let count = |update: &dyn Fn(&mut Registry)| {

@@ -128,6 +128,7 @@ impl Follower {
             let request = RequestRef {
                 trace: crate::bus::trace::TraceContext::for_request(&request_id),
                 request_id,
+                client: String::new(),
                 submitted_at_ms: 0,
             };
             self.spawn_watch(request, &id, limits);

@@ -29,6 +29,17 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role's name in settings (`nats.roles.<name>`) and in the bus configuration.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Role::Assessor => "assessor",
+            Role::Scheduler => "scheduler",
+            Role::Supervisor => "supervisor",
+            Role::Monitor => "monitor",
+            Role::Audit => "audit",
+        }
+    }
+
     pub const ALL: [Role; 5] = [
         Role::Audit,
         Role::Assessor,
@@ -155,16 +166,25 @@ pub fn spawn_actor_task<A, F>(
     ctx.spawn(actix::fut::wrap_future::<_, A>(life).map(|_, _, ctx| ctx.stop()));
 }
 
-/// Connects to NATS, declares the streams, starts `roles` and runs until `shutdown` fires
-/// (then waits for the actors to finish) or an actor fails.
+/// Connects each role to NATS with its own credentials (`nats.roles.<role>`, else
+/// `nats.auth`), declares the streams, starts `roles` and runs until `shutdown` fires (then
+/// waits for the actors to finish) or an actor fails.
 pub async fn run_roles(
     settings: Arc<Settings>,
     roles: &[Role],
     nats_url: &str,
     shutdown: Shutdown,
 ) -> Result<(), NodeError> {
-    let name = format!("cordon-{}", settings.node.host_id);
-    let bus = Bus::connect(nats_url, &name, &settings.nats).await?;
+    let mut buses = Vec::with_capacity(roles.len());
+    for role in roles {
+        buses.push((*role, connect_role(&settings, *role, nats_url).await?));
+    }
+    // A permissioned server lets the audit role create streams; the others wait for them.
+    // This connection also serves metrics.
+    let lead = buses.iter().find(|(role, _)| *role == Role::Audit);
+    let Some((_, bus)) = lead.or(buses.first()).cloned() else {
+        return Ok(());
+    };
     bus.ensure_streams().await?;
     let (failed, mut failures) = mpsc::channel(8);
     let (finished, mut all_finished) = mpsc::channel(1);
@@ -175,8 +195,14 @@ pub async fn run_roles(
         failed,
         _finished: finished,
     };
-    for role in roles {
-        start_role(*role, env.clone());
+    for (role, bus) in &buses {
+        start_role(
+            *role,
+            ActorEnv {
+                bus: bus.clone(),
+                ..env.clone()
+            },
+        );
     }
     if !env.settings.metrics.listen.is_empty() {
         let address = crate::metrics::start(&env.bus, &env.settings.metrics.listen, &shutdown)
@@ -189,10 +215,10 @@ pub async fn run_roles(
             })?;
         tracing::info!(%address, "serving metrics at http://{address}/metrics");
     }
-    if roles.contains(&Role::Audit) {
-        let reporter = Reporter::new(env.bus.clone(), "audit", &env.settings.node.host_id);
+    if let Some((_, audit_bus)) = buses.iter().find(|(role, _)| *role == Role::Audit) {
+        let reporter = Reporter::new(audit_bus.clone(), "audit", &env.settings.node.host_id);
         tokio::spawn(watch_dead_letters(
-            env.bus.clone(),
+            audit_bus.clone(),
             reporter,
             shutdown.clone(),
         ));
@@ -206,6 +232,13 @@ pub async fn run_roles(
     // Every actor holds a clone of `_finished`; the channel closes when the last one ends.
     let _ = tokio::time::timeout(Duration::from_secs(15), all_finished.recv()).await;
     outcome
+}
+
+/// One actor's own connection, named `cordon-<host>-<role>`.
+async fn connect_role(settings: &Settings, role: Role, url: &str) -> Result<Bus, NodeError> {
+    let name = format!("cordon-{}-{}", settings.node.host_id, role.name());
+    let credentials = settings.nats.credentials_of(role.name());
+    Ok(Bus::connect_as(url, &name, &settings.nats, credentials).await?)
 }
 
 fn start_role(role: Role, env: ActorEnv) {

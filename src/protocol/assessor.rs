@@ -1,6 +1,6 @@
 //! Messages the Assessor produces: the validated `Job`, its `Assessment`, the `Assessed`
 //! hand-off to the Scheduler (`cordon.v1.exec.assessed`) and the `BlockedEvent`
-//! (`cordon.v1.events.blocked`), and `AnalyserRun`, how each analyser took part.
+//! (`cordon.v1.events.blocked.<client>`), and `AnalyserRun`, how each analyser took part.
 
 use serde::{Deserialize, Serialize};
 

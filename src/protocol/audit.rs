@@ -32,7 +32,11 @@ pub enum AuditRecord {
         code_bytes: u64,
         trust: TrustLevel,
         origin: Origin,
+        /// The request body's own `client` (a session key within the submitting client).
         client: Option<String>,
+        /// The client the server let submit it (the `<client>` of its submit subject).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        submitter: String,
     },
     Rejected {
         error: ErrorInfo,

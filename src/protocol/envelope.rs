@@ -21,6 +21,12 @@ pub struct Envelope<T> {
     pub submitted_at_ms: u64,
     /// When this message was published, in Unix milliseconds.
     pub sent_at_ms: u64,
+    /// The client the request belongs to: the `<client>` token of the submit subject the
+    /// server accepted, set by the Assessor and carried by every later message so the
+    /// result goes to `cordon.v1.exec.result.<client>.<request_id>`. Whatever a client
+    /// puts here itself is ignored. Empty for host-level messages.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub client: String,
     /// The message itself.
     pub body: T,
 }
@@ -33,13 +39,23 @@ impl<T> Envelope<T> {
             request_id: request_id.into(),
             submitted_at_ms,
             sent_at_ms: now_ms(),
+            client: String::new(),
             body,
         }
     }
 
-    /// A new envelope for the same request carrying another body.
+    /// The same envelope, for the requests of `client`.
+    pub fn with_client(self, client: impl Into<String>) -> Self {
+        Envelope {
+            client: client.into(),
+            ..self
+        }
+    }
+
+    /// A new envelope for the same request (and client) carrying another body.
     pub fn reply<U>(&self, body: U) -> Envelope<U> {
         Envelope::new(self.request_id.clone(), self.submitted_at_ms, body)
+            .with_client(self.client.clone())
     }
 }
 

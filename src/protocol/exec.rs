@@ -1,6 +1,7 @@
 //! Client-facing messages: the `ExecRequest` a client submits and the `ExecResult` it gets.
 //! `ExecResult` is also what `cordon exec --json` prints, field for field.
-//! Published on `cordon.v1.exec.submit` and `cordon.v1.exec.result.<request_id>`.
+//! Published on `cordon.v1.exec.submit.<client>` and
+//! `cordon.v1.exec.result.<client>.<request_id>`.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +23,8 @@ pub struct ExecRequest {
     /// Ask for a shorter deadline than the trust level allows, in milliseconds.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
-    /// A client or session key, kept in the audit log.
+    /// A session key within the submitting client, kept in the audit log. Who the client
+    /// is comes from the submit subject (`cordon.v1.exec.submit.<client>`), not from here.
     #[serde(default)]
     pub client: Option<String>,
     /// `none` (default: no network at all) or `allowlist` (read-only egress through
@@ -119,6 +121,7 @@ pub enum ErrorCode {
     UnsupportedSchema,
     InvalidRequest,
     InvalidRequestId,
+    InvalidClient,
     EmptyCode,
     CodeTooLarge,
     CodeNotUtf8,
@@ -139,6 +142,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedSchema => "unsupported_schema",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::InvalidRequestId => "invalid_request_id",
+            ErrorCode::InvalidClient => "invalid_client",
             ErrorCode::EmptyCode => "empty_code",
             ErrorCode::CodeTooLarge => "code_too_large",
             ErrorCode::CodeNotUtf8 => "code_not_utf8",

@@ -1,6 +1,12 @@
 //! Every NATS subject cordon uses, built AND parsed here, so the two cannot drift.
-//! Subjects read noun-then-verb with whole words (`cordon.v1.exec.result.<request_id>`),
+//! Subjects read noun-then-verb with whole words (`cordon.v1.exec.result.<client>.<id>`),
 //! so wildcards work. `API` is the only place the version prefix is spelled.
+//!
+//! A client's subjects carry its name (`<client>`) so the NATS server can enforce who may
+//! say and read what: a client may publish only on `cordon.v1.exec.submit.<client>` and
+//! read only `cordon.v1.exec.result.<client>.>` (see `deploy/nats/cordon.conf`). The
+//! Assessor takes a request's client from the subject the server accepted, never from
+//! the message body.
 
 use std::fmt;
 
@@ -10,14 +16,15 @@ pub const API: &str = "cordon.v1";
 /// One subject, as cordon understands it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subject {
-    /// Clients publish `ExecRequest`s here (JetStream work queue, deduplicated by request id).
-    ExecSubmit,
+    /// Client `client` publishes `ExecRequest`s here (JetStream work queue, deduplicated by
+    /// request id).
+    ExecSubmit { client: String },
     /// Assessor -> Scheduler: an `Assessed` job.
     ExecAssessed,
     /// Scheduler -> ContainerSupervisor of one host: a `Scheduled` job.
     ExecScheduled { host: String },
-    /// AuditChain -> clients: the final `ExecResult` of one request.
-    ExecResult { request_id: String },
+    /// AuditChain -> client `client`: the final `ExecResult` of one of its requests.
+    ExecResult { client: String, request_id: String },
     /// ContainerSupervisor -> Scheduler: what a host runs and has free (`HostLoad`).
     HostLoad { host: String },
     /// ContainerSupervisor -> ResourceMonitor: a sandbox started (`ContainerStarted`).
@@ -32,10 +39,11 @@ pub enum Subject {
     AuditAppend,
     /// AuditChain -> witnesses: a signed checkpoint (`CheckpointPublished`).
     AuditCheckpoint,
-    /// A sandbox was killed for breaking a limit (`ViolationEvent`).
-    EventsViolation,
-    /// A request was held because its assessment is BLOCKED (`BlockedEvent`).
-    EventsBlocked,
+    /// A sandbox of client `client` was killed for breaking a limit (`ViolationEvent`).
+    EventsViolation { client: String },
+    /// A request of client `client` was held because its assessment is BLOCKED
+    /// (`BlockedEvent`).
+    EventsBlocked { client: String },
     /// A message was given up on after its maximum deliveries (`DeadLetterEvent`).
     EventsDeadLetter,
     /// Violations, overrides, tampering and recovery alarms for operators (`Alert`).
@@ -52,10 +60,12 @@ impl Subject {
     /// The subject string to publish or subscribe to.
     pub fn to_subject(&self) -> String {
         match self {
-            Subject::ExecSubmit => format!("{API}.exec.submit"),
+            Subject::ExecSubmit { client } => format!("{API}.exec.submit.{client}"),
             Subject::ExecAssessed => format!("{API}.exec.assessed"),
             Subject::ExecScheduled { host } => format!("{API}.exec.scheduled.{host}"),
-            Subject::ExecResult { request_id } => format!("{API}.exec.result.{request_id}"),
+            Subject::ExecResult { client, request_id } => {
+                format!("{API}.exec.result.{client}.{request_id}")
+            }
             Subject::HostLoad { host } => format!("{API}.host.load.{host}"),
             Subject::ContainerStarted { host } => format!("{API}.container.started.{host}"),
             Subject::ContainerExited { host } => format!("{API}.container.exited.{host}"),
@@ -65,8 +75,8 @@ impl Subject {
             }
             Subject::AuditAppend => format!("{API}.audit.append"),
             Subject::AuditCheckpoint => format!("{API}.audit.checkpoint"),
-            Subject::EventsViolation => format!("{API}.events.violation"),
-            Subject::EventsBlocked => format!("{API}.events.blocked"),
+            Subject::EventsViolation { client } => format!("{API}.events.violation.{client}"),
+            Subject::EventsBlocked { client } => format!("{API}.events.blocked.{client}"),
             Subject::EventsDeadLetter => format!("{API}.events.dead_letter"),
             Subject::EventsAlert => format!("{API}.events.alert"),
             Subject::ExecHeld { request_id } => format!("{API}.exec.held.{request_id}"),
@@ -84,10 +94,13 @@ impl Subject {
         let parts: Vec<&str> = rest.split('.').collect();
         let owned = |s: &str| s.to_string();
         let parsed = match parts.as_slice() {
-            ["exec", "submit"] => Subject::ExecSubmit,
+            ["exec", "submit", client] => Subject::ExecSubmit {
+                client: owned(client),
+            },
             ["exec", "assessed"] => Subject::ExecAssessed,
             ["exec", "scheduled", host] => Subject::ExecScheduled { host: owned(host) },
-            ["exec", "result", id] => Subject::ExecResult {
+            ["exec", "result", client, id] => Subject::ExecResult {
+                client: owned(client),
                 request_id: owned(id),
             },
             ["host", "load", host] => Subject::HostLoad { host: owned(host) },
@@ -99,8 +112,12 @@ impl Subject {
             },
             ["audit", "append"] => Subject::AuditAppend,
             ["audit", "checkpoint"] => Subject::AuditCheckpoint,
-            ["events", "violation"] => Subject::EventsViolation,
-            ["events", "blocked"] => Subject::EventsBlocked,
+            ["events", "violation", client] => Subject::EventsViolation {
+                client: owned(client),
+            },
+            ["events", "blocked", client] => Subject::EventsBlocked {
+                client: owned(client),
+            },
             ["events", "dead_letter"] => Subject::EventsDeadLetter,
             ["events", "alert"] => Subject::EventsAlert,
             ["exec", "held", id] => Subject::ExecHeld {
@@ -120,11 +137,15 @@ impl Subject {
     pub fn examples() -> Vec<Subject> {
         let host = "worker-1".to_string();
         let request_id = "01J9ZQ3V7Y8K2M4N6P8R0T2V4X".to_string();
+        let client = "alice".to_string();
         vec![
-            Subject::ExecSubmit,
+            Subject::ExecSubmit {
+                client: client.clone(),
+            },
             Subject::ExecAssessed,
             Subject::ExecScheduled { host: host.clone() },
             Subject::ExecResult {
+                client: client.clone(),
                 request_id: request_id.clone(),
             },
             Subject::ExecHeld {
@@ -138,8 +159,10 @@ impl Subject {
             Subject::ContainerUsage { request_id },
             Subject::AuditAppend,
             Subject::AuditCheckpoint,
-            Subject::EventsViolation,
-            Subject::EventsBlocked,
+            Subject::EventsViolation {
+                client: client.clone(),
+            },
+            Subject::EventsBlocked { client },
             Subject::EventsDeadLetter,
             Subject::EventsAlert,
             Subject::EventsOverride,
@@ -161,9 +184,21 @@ pub mod wildcard {
     pub fn exec_scheduled_all() -> String {
         format!("{API}.exec.scheduled.>")
     }
+    /// Every submission, whatever its client (the submit stream's subjects).
+    pub fn exec_submit_all() -> String {
+        format!("{API}.exec.submit.>")
+    }
     /// Every final result (the results stream's subjects).
     pub fn exec_result_all() -> String {
         format!("{API}.exec.result.>")
+    }
+    /// Every final result of one client: all it may read.
+    pub fn exec_result_of(client: &str) -> String {
+        format!("{API}.exec.result.{client}.>")
+    }
+    /// The result of one request, whoever submitted it (for operators).
+    pub fn exec_result_any_client(request_id: &str) -> String {
+        format!("{API}.exec.result.*.{request_id}")
     }
     /// Every host's load report.
     pub fn host_load_all() -> String {
@@ -173,13 +208,21 @@ pub mod wildcard {
     pub fn events_all() -> String {
         format!("{API}.events.>")
     }
+    /// Every client's violations (for operators and metrics).
+    pub fn events_violation_all() -> String {
+        format!("{API}.events.violation.*")
+    }
+    /// Every client's blocked requests (for operators).
+    pub fn events_blocked_all() -> String {
+        format!("{API}.events.blocked.*")
+    }
     /// Every held request (the held stream's subjects).
     pub fn exec_held_all() -> String {
         format!("{API}.exec.held.>")
     }
 }
 
-/// Whether `token` may stand as one subject token (a host name or a request id).
+/// Whether `token` may stand as one subject token (a host name, client name or request id).
 /// NATS gives `.`, `*`, `>` and white space special meaning; we also keep tokens short.
 pub fn is_valid_token(token: &str) -> bool {
     !token.is_empty()
@@ -213,11 +256,11 @@ mod tests {
     #[test]
     fn foreign_and_malformed_subjects_are_refused() {
         assert!(matches!(
-            Subject::parse("other.v1.exec.submit"),
+            Subject::parse("other.v1.exec.submit.alice"),
             Err(SubjectError::NotCordon(_))
         ));
         assert!(matches!(
-            Subject::parse("cordon.v2.exec.submit"),
+            Subject::parse("cordon.v2.exec.submit.alice"),
             Err(SubjectError::NotCordon(_))
         ));
         assert!(matches!(
@@ -225,7 +268,15 @@ mod tests {
             Err(SubjectError::Unknown(_))
         ));
         assert!(matches!(
-            Subject::parse("cordon.v1.exec.result.a.b"),
+            Subject::parse("cordon.v1.exec.result.a"),
+            Err(SubjectError::Unknown(_))
+        ));
+        assert!(matches!(
+            Subject::parse("cordon.v1.exec.result.a.b.c"),
+            Err(SubjectError::Unknown(_))
+        ));
+        assert!(matches!(
+            Subject::parse("cordon.v1.exec.submit"),
             Err(SubjectError::Unknown(_))
         ));
     }
@@ -233,10 +284,22 @@ mod tests {
     #[test]
     fn wildcards_cover_the_subjects_they_name() {
         let result = Subject::ExecResult {
+            client: "alice".into(),
             request_id: "abc".into(),
         }
         .to_subject();
         assert!(result.starts_with(wildcard::exec_result_all().trim_end_matches('>')));
+        assert!(result.starts_with(wildcard::exec_result_of("alice").trim_end_matches('>')));
+        assert!(!result.starts_with(wildcard::exec_result_of("ali").trim_end_matches('>')));
+        assert_eq!(
+            wildcard::exec_result_any_client("abc").replace('*', "alice"),
+            result
+        );
+        let submit = Subject::ExecSubmit {
+            client: "alice".into(),
+        }
+        .to_subject();
+        assert!(submit.starts_with(wildcard::exec_submit_all().trim_end_matches('>')));
         let alert = Subject::EventsAlert.to_subject();
         assert!(alert.starts_with(wildcard::events_all().trim_end_matches('>')));
         let scheduled = Subject::ExecScheduled { host: "h".into() }.to_subject();
@@ -246,6 +309,13 @@ mod tests {
         }
         .to_subject();
         assert!(held.starts_with(wildcard::exec_held_all().trim_end_matches('>')));
+        let violation = Subject::EventsViolation { client: "c".into() }.to_subject();
+        assert_eq!(
+            wildcard::events_violation_all().replace('*', "c"),
+            violation
+        );
+        let blocked = Subject::EventsBlocked { client: "c".into() }.to_subject();
+        assert_eq!(wildcard::events_blocked_all().replace('*', "c"), blocked);
         let decided = Subject::EventsOverride.to_subject();
         assert!(decided.starts_with(wildcard::events_all().trim_end_matches('>')));
     }

@@ -1,6 +1,6 @@
 //! Messages the ContainerSupervisor produces: its host's `HostLoad`
 //! (`cordon.v1.host.load.<host>`), `ContainerStarted` for the ResourceMonitor
-//! (`cordon.v1.container.started.<host>`, `cordon.v1.container.exited.<host>`) and `ViolationEvent` (`cordon.v1.events.violation`).
+//! (`cordon.v1.container.started.<host>`, `cordon.v1.container.exited.<host>`) and `ViolationEvent` (`cordon.v1.events.violation.<client>`).
 
 use serde::{Deserialize, Serialize};
 

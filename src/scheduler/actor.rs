@@ -99,7 +99,7 @@ async fn follow_results(state: Arc<State>, mut results: async_nats::Subscriber) 
             _ = shutdown.wait() => return,
             else => return,
         };
-        if let Ok(Subject::ExecResult { request_id }) = Subject::parse(&message.subject) {
+        if let Ok(Subject::ExecResult { request_id, .. }) = Subject::parse(&message.subject) {
             state.lock_capacity().release(&request_id);
         }
     }

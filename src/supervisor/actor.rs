@@ -433,7 +433,9 @@ impl ViolationReporter {
         };
         self.bus
             .publish_durable(
-                &Subject::EventsViolation,
+                &Subject::EventsViolation {
+                    client: request.client.clone(),
+                },
                 &msg_id,
                 &request.trace.child(NAME),
                 &envelope,

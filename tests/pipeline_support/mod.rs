@@ -28,6 +28,8 @@ pub struct Nats {
     dir: tempfile::TempDir,
     /// Largest message the server accepts, when not nats-server's default (1 MiB).
     max_payload: Option<u64>,
+    /// A configuration file and the environment it reads (a permissioned bus).
+    config: Option<(PathBuf, Vec<(String, String)>)>,
 }
 
 impl Nats {
@@ -40,6 +42,24 @@ impl Nats {
             port,
             dir,
             max_payload: None,
+            config: None,
+        };
+        nats.spawn();
+        nats
+    }
+
+    /// Starts nats-server with configuration file `file`, giving it `env` (the passwords
+    /// `deploy/nats/cordon.conf` reads from the environment).
+    pub fn start_with_config(file: &Path, env: Vec<(String, String)>) -> Nats {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let port = free_port();
+        let mut nats = Nats {
+            child: None,
+            url: format!("nats://127.0.0.1:{port}"),
+            port,
+            dir,
+            max_payload: None,
+            config: Some((file.to_path_buf(), env)),
         };
         nats.spawn();
         nats
@@ -56,6 +76,7 @@ impl Nats {
             port,
             dir,
             max_payload: Some(bytes),
+            config: None,
         };
         nats.spawn();
         nats
@@ -69,6 +90,9 @@ impl Nats {
             let conf = self.dir.path().join("nats.conf");
             std::fs::write(&conf, format!("max_payload: {bytes}\n")).expect("nats config");
             command.arg("-c").arg(conf);
+        }
+        if let Some((file, env)) = &self.config {
+            command.arg("-c").arg(file).envs(env.iter().cloned());
         }
         let child = command
             .args([
@@ -261,12 +285,22 @@ impl Drop for Node {
     }
 }
 
-/// A client of `nats`.
+/// A client of `nats` (client name `anonymous`), once the streams exist: clients never
+/// create them, so the harness does, as an operator would.
 pub async fn client(nats: &Nats) -> Client {
     let settings = Settings::load(None).expect("defaults");
+    ensure_streams(nats, &settings).await;
     Client::connect(&nats.url, &settings.nats)
         .await
         .expect("client connects")
+}
+
+/// Declares cordon's streams on `nats` (what the audit role or an admin does in production).
+pub async fn ensure_streams(nats: &Nats, settings: &Settings) {
+    let bus = cordon::bus::Bus::connect(&nats.url, "test-setup", &settings.nats)
+        .await
+        .expect("setup connects");
+    bus.ensure_streams().await.expect("streams declared");
 }
 
 /// A request for `code` at trust `trust`.

@@ -2,6 +2,11 @@
 
 Speaks cordon's wire protocol (subjects ``cordon.v1.*``, MessagePack envelopes with named
 fields) over NATS with nats-py. See the project's README for the result document.
+
+Every client has a name (``client``): it submits on ``cordon.v1.exec.submit.<client>`` and
+reads ``cordon.v1.exec.result.<client>.<request_id>`` and its own violation events. On a
+permissioned server (``deploy/nats/cordon.conf``) the name is the NATS user, the replies
+come to a private inbox (``_INBOX_<user>``), and nothing else is allowed.
 """
 
 from __future__ import annotations
@@ -18,16 +23,25 @@ from nats.js.errors import NotFoundError
 
 API = "cordon.v1"
 SCHEMA_VERSION = 1
-SUBMIT_SUBJECT = f"{API}.exec.submit"
-VIOLATION_SUBJECT = f"{API}.events.violation"
 RESULTS_STREAM = "CORDON_RESULTS"
+DEFAULT_CLIENT = "anonymous"
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
-def result_subject(request_id: str) -> str:
-    """The subject a request's result is published on."""
-    return f"{API}.exec.result.{request_id}"
+def submit_subject(client: str) -> str:
+    """The subject client ``client`` submits on."""
+    return f"{API}.exec.submit.{client}"
+
+
+def result_subject(client: str, request_id: str) -> str:
+    """The subject the result of ``client``'s request is published on."""
+    return f"{API}.exec.result.{client}.{request_id}"
+
+
+def violation_subject(client: str) -> str:
+    """The subject ``client``'s violation events are published on."""
+    return f"{API}.events.violation.{client}"
 
 
 def new_request_id() -> str:
@@ -70,13 +84,26 @@ class Violation:
 class CordonClient:
     """A connection to cordon's NATS server."""
 
-    def __init__(self, nc: nats.NATS):
+    def __init__(self, nc: nats.NATS, client: str = DEFAULT_CLIENT):
         self._nc = nc
         self._js = nc.jetstream()
+        self.client = client
 
     @classmethod
-    async def connect(cls, url: str) -> "CordonClient":
-        return cls(await nats.connect(url, name="cordon-python"))
+    async def connect(
+        cls,
+        url: str,
+        client: Optional[str] = None,
+        user: Optional[str] = None,
+        password: Optional[str] = None,
+    ) -> "CordonClient":
+        """Connects as ``user`` (if given) under client name ``client`` (default: the user,
+        else ``anonymous``), with replies on a private inbox when there is a user."""
+        options: dict[str, Any] = {"name": "cordon-python"}
+        if user is not None:
+            options.update(user=user, password=password, inbox_prefix=f"_INBOX_{user}".encode())
+        name = client or user or DEFAULT_CLIENT
+        return cls(await nats.connect(url, **options), client=name)
 
     async def close(self) -> None:
         await self._nc.drain()
@@ -87,27 +114,29 @@ class CordonClient:
         trust: str = "untrusted",
         origin: str = "external",
         timeout_ms: Optional[int] = None,
-        client: Optional[str] = None,
+        session: Optional[str] = None,
         request_id: Optional[str] = None,
         network: Optional[str] = None,
     ) -> str:
-        """Submits code; returns its request id. Resubmitting an id is deduplicated."""
+        """Submits code; returns its request id. Resubmitting an id is deduplicated.
+        ``session`` is a key of your own, kept in the audit log (the body's ``client``)."""
         request_id = request_id or new_request_id()
         body: dict[str, Any] = {"code": code, "trust": trust, "origin": origin}
         if timeout_ms is not None:
             body["timeout_ms"] = timeout_ms
-        if client is not None:
-            body["client"] = client
+        if session is not None:
+            body["client"] = session
         if network is not None:
             body["network"] = network  # "none" or "allowlist" (trust levels per config)
         headers = {"Nats-Msg-Id": request_id, "Content-Type": "application/msgpack"}
-        await self._js.publish(SUBMIT_SUBJECT, encode(request_id, body), headers=headers)
+        subject = submit_subject(self.client)
+        await self._js.publish(subject, encode(request_id, body), headers=headers)
         return request_id
 
     async def result(self, request_id: str, wait: float = 600.0) -> dict[str, Any]:
         """Waits for a request's result document (also if it finished before we asked)."""
         deadline = time.monotonic() + wait
-        subscription = await self._nc.subscribe(result_subject(request_id))
+        subscription = await self._nc.subscribe(result_subject(self.client, request_id))
         try:
             while True:
                 stored = await self.stored_result(request_id)
@@ -125,9 +154,11 @@ class CordonClient:
             await subscription.unsubscribe()
 
     async def stored_result(self, request_id: str) -> Optional[dict[str, Any]]:
-        """The kept result of a finished request, or None."""
+        """The kept result of a finished request, or None (a direct get of its subject, which
+        a permissioned server allows a client for its own results only)."""
+        subject = result_subject(self.client, request_id)
         try:
-            message = await self._js.get_last_msg(RESULTS_STREAM, result_subject(request_id))
+            message = await self._js.get_last_msg(RESULTS_STREAM, subject, direct=True)
         except NotFoundError:
             return None
         return decode(message.data)["body"]
@@ -138,8 +169,8 @@ class CordonClient:
         return await self.result(request_id, wait=wait)
 
     async def violations(self) -> AsyncIterator[Violation]:
-        """Yields every violation event from now on."""
-        subscription = await self._nc.subscribe(VIOLATION_SUBJECT)
+        """Yields every violation event of this client's requests from now on."""
+        subscription = await self._nc.subscribe(violation_subject(self.client))
         try:
             async for message in subscription.messages:
                 envelope = decode(message.data)
@@ -154,4 +185,13 @@ class CordonClient:
             await subscription.unsubscribe()
 
 
-__all__ = ["CordonClient", "Violation", "new_request_id", "result_subject", "encode", "decode"]
+__all__ = [
+    "CordonClient",
+    "Violation",
+    "new_request_id",
+    "submit_subject",
+    "result_subject",
+    "violation_subject",
+    "encode",
+    "decode",
+]
