@@ -21,8 +21,28 @@ use tokio::process::{Child, Command};
 use crate::config::SandboxSettings;
 use crate::docker::{self, DockerError};
 
-/// The image's environment, set at import (`docker import --change`).
-const IMAGE_CHANGES: [&str; 2] = ["ENV PATH=/usr/local/bin:/usr/bin:/bin", "ENV LANG=C.UTF-8"];
+/// The Debian packages the image is made of; also its recipe label, so an image built
+/// from an older list is known to be stale (`cordon image build --if-missing` rebuilds it).
+pub const PACKAGES: &str = "python3,python3-pip";
+/// The label naming the packages an image was built from.
+pub const RECIPE_LABEL: &str = "cordon.image.packages";
+/// The image's environment and label, set at import (`docker import --change`).
+fn image_changes() -> Vec<String> {
+    vec![
+        "ENV PATH=/usr/local/bin:/usr/bin:/bin".to_string(),
+        "ENV LANG=C.UTF-8".to_string(),
+        format!("LABEL {RECIPE_LABEL}={PACKAGES}"),
+    ]
+}
+
+/// Whether `image` exists and was built from today's package list.
+pub async fn is_current(docker: &Docker, image: &str) -> bool {
+    let Ok(inspected) = docker.inspect_image(image).await else {
+        return false;
+    };
+    let labels = inspected.config.and_then(|c| c.labels).unwrap_or_default();
+    labels.get(RECIPE_LABEL).map(String::as_str) == Some(PACKAGES)
+}
 /// Where the build tree goes: disk-backed, unlike a tmpfs /tmp.
 const BUILD_PARENT: &str = "/var/tmp";
 /// Directories emptied in the image: apt's downloaded packages and indexes.
@@ -130,7 +150,7 @@ async fn run_debootstrap(
     let mut args: Vec<OsString> = vec![
         "--variant=minbase".into(),
         // pip, so dependency fetching through the egress proxy works unchanged (issue 5).
-        "--include=python3,python3-pip".into(),
+        format!("--include={PACKAGES}").into(),
         settings.debian_suite.clone().into(),
         root.into(),
     ];
@@ -319,7 +339,7 @@ async fn send_import(
         from_src: Some("-".to_string()),
         repo: Some(repo.to_string()),
         tag: Some(tag.to_string()),
-        changes: IMAGE_CHANGES.iter().map(|c| c.to_string()).collect(),
+        changes: image_changes(),
         ..Default::default()
     };
     let body = archive.map(bollard::body_try_stream);

@@ -11,7 +11,7 @@ pub async fn image(settings: &Settings, command: ImageCommand) -> ExitCode {
     let ImageCommand::Build { if_missing } = command;
     let image = &settings.sandbox.image;
     if if_missing && already_present(image).await {
-        println!("cordon: image {image} is already present");
+        println!("cordon: image {image} is already present and current");
         return ExitCode::SUCCESS;
     }
     println!(
@@ -32,9 +32,7 @@ pub async fn image(settings: &Settings, command: ImageCommand) -> ExitCode {
 
 async fn already_present(image: &str) -> bool {
     match crate::docker::connect().await {
-        Ok(docker) => crate::docker::image_exists(&docker, image)
-            .await
-            .unwrap_or(false),
+        Ok(docker) => crate::image::is_current(&docker, image).await,
         Err(_) => false,
     }
 }
