@@ -113,6 +113,7 @@ impl State {
             trust: job.trust,
             origin: job.origin,
             client: job.client.clone(),
+            code: Some(job.code.clone()),
         };
         self.reporter.record(request, None, received).await?;
         let (assessment, analysers) = match self.assess_off_thread(&job).await {

@@ -7,6 +7,7 @@
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
+use super::blobs::BlobError;
 use super::chain::Chain;
 use super::checkpoint::{Checkpoint, NoteSigner, NoteVerifier};
 use super::checkpoints::{read_all, CheckpointStore, StoreError};
@@ -14,9 +15,10 @@ use super::entry::{Entry, EntryError, EntryHash};
 use super::frame::MAX_PAYLOAD_BYTES;
 use super::keyfile::{self, KeyError};
 use super::merkle::{empty_root, leaf_hash, Frontier, Hash};
+use super::payloads::Payloads;
 use super::recent::{RecentIds, DEFAULT_RECENT_EVENT_IDS};
 use super::segment::{sync_dir, SegmentError, SegmentWriter, SEGMENTS_DIR};
-use super::stored::{stored_body, StoredError};
+use super::stored::StoredError;
 use super::verify::{check_roots, open_checkpoints, scan, sizes_of, TornTail, VerifyError};
 use crate::protocol::audit::AuditEvent;
 
@@ -54,6 +56,12 @@ pub enum AuditError {
     Failed,
     #[error("entry {index} has a body that is not MessagePack: {message}")]
     BadBody { index: u64, message: String },
+    #[error("event {event_id}: cannot store a blob it names: {source}")]
+    Blob {
+        event_id: String,
+        #[source]
+        source: BlobError,
+    },
     #[error(transparent)]
     Key(#[from] KeyError),
     #[error(transparent)]
@@ -125,6 +133,7 @@ pub struct AuditLog {
     options: LogOptions,
     chain: Chain,
     recent: RecentIds,
+    payloads: Payloads,
     active: SegmentWriter,
     frontier: Frontier,
     signer: NoteSigner,
@@ -152,8 +161,10 @@ impl AuditLog {
         let stored = read_all(dir)?;
         let signed = open_checkpoints(Some(&signer.verifier()), &stored.notes)?;
         let mut recent = RecentIds::new(options.recent_event_ids);
+        let mut payloads = Payloads::new(dir);
         let end = scan(dir, &sizes_of(&signed), |entry, _| {
             recent.insert(&entry.event_id, entry.index);
+            payloads.observe(&entry.kind, &entry.request_id, &entry.body);
             Ok::<(), AuditError>(())
         })?;
         check_roots(&signed, &end).map_err(AuditError::Corrupt)?;
@@ -186,6 +197,7 @@ impl AuditLog {
             options,
             chain: end.chain,
             recent,
+            payloads,
             active,
             frontier: end.frontier,
             signer,
@@ -207,10 +219,26 @@ impl AuditLog {
                 duplicate: true,
             });
         }
-        let encoded = self.encode_next(request_id, event)?;
+        let form = self
+            .payloads
+            .prepare(request_id, &event.record)
+            .map_err(|source| AuditError::Stored {
+                event_id: event.event_id.clone(),
+                source,
+            })?;
+        let encoded = self.encode_next(request_id, event, form.body.clone())?;
+        // Blobs are durable before the entry that names them can reach the disk.
+        self.payloads
+            .store_blobs(&form)
+            .map_err(|source| AuditError::Blob {
+                event_id: event.event_id.clone(),
+                source,
+            })?;
         self.write_entry(&encoded)
             .inspect_err(|_| self.failed = true)?;
         let index = self.chain.len();
+        self.payloads
+            .observe(event.record.name(), request_id, &form.body);
         self.chain.advance(&encoded);
         self.frontier.push(leaf_hash(&encoded));
         self.recent.insert(&event.event_id, index);
@@ -301,12 +329,13 @@ impl AuditLog {
         Ok(())
     }
 
-    fn encode_next(&self, request_id: &str, event: &AuditEvent) -> Result<Vec<u8>, AuditError> {
+    fn encode_next(
+        &self,
+        request_id: &str,
+        event: &AuditEvent,
+        body: Vec<u8>,
+    ) -> Result<Vec<u8>, AuditError> {
         let event_id = || event.event_id.clone();
-        let body = stored_body(&event.record).map_err(|source| AuditError::Stored {
-            event_id: event_id(),
-            source,
-        })?;
         let (index, prev_hash) = self.chain.next_entry();
         let entry = Entry {
             index,

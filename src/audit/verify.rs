@@ -6,6 +6,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::blobcheck::BlobCheck;
+use super::blobs::BlobProblem;
 use super::chain::{Chain, LinkError};
 use super::checkpoint::{Checkpoint, CheckpointError, NoteVerifier};
 use super::checkpoints::{read_all, StoreError};
@@ -54,6 +56,14 @@ pub enum VerifyError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Key(#[from] KeyError),
+    #[error("entry {index}: {problem}")]
+    Blob { index: u64, problem: BlobProblem },
+    #[error("{PRUNED} says blobs below entry {claimed} were pruned, but the log's retention entries establish {established}: {why}", PRUNED = super::blobs::PRUNED_FILE)]
+    PrunedMarker {
+        claimed: u64,
+        established: u64,
+        why: String,
+    },
     #[error("checkpoint #{number} in the store: {problem}")]
     Checkpoint {
         number: usize,
@@ -95,7 +105,7 @@ impl VerifyError {
     /// The index of the entry named, when the problem is about one.
     pub fn index(&self) -> Option<u64> {
         match self {
-            VerifyError::Entry { index, .. } => Some(*index),
+            VerifyError::Entry { index, .. } | VerifyError::Blob { index, .. } => Some(*index),
             _ => None,
         }
     }
@@ -147,7 +157,8 @@ pub(crate) struct ScanEnd {
 }
 
 /// Re-reads the whole log in `dir` and checks every CRC, index and link of the chain, the
-/// Merkle root against every stored checkpoint, and every checkpoint's signature.
+/// Merkle root against every stored checkpoint, every checkpoint's signature, and every
+/// blob an entry names.
 pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
     verify_with(dir, &VerifyOptions::default())
 }
@@ -173,7 +184,8 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         let saved = verifier.open(text).map_err(VerifyError::Saved)?;
         signed.push(("the saved checkpoint".into(), saved));
     }
-    let end = scan(dir, &sizes_of(&signed), |_, _| Ok::<(), VerifyError>(()))?;
+    let mut blobs = BlobCheck::new(dir)?;
+    let end = scan(dir, &sizes_of(&signed), |entry, _| blobs.visit(entry))?;
     if let Some(torn) = end.torn {
         return Err(VerifyError::Entry {
             index: torn.index,
@@ -183,6 +195,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         });
     }
     check_roots(&signed, &end)?;
+    blobs.finish()?;
     Ok(VerifyReport {
         entries: end.chain.len(),
         head_hash: end.chain.head_hash(),

@@ -33,6 +33,10 @@ pub enum AuditRecord {
         trust: TrustLevel,
         origin: Origin,
         client: Option<String>,
+        /// The code itself: the AuditChain keeps it as a blob (by SHA-256) with a unified
+        /// diff against the client's previous submission, never inline in the entry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
     },
     Rejected {
         error: ErrorInfo,
@@ -65,6 +69,9 @@ pub enum AuditRecord {
     },
     ContainerRemoved {
         container_id: String,
+        /// The sandbox's filesystem changes (`docker diff`) read just before removal.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        changes: Option<FsChanges>,
     },
     Violation {
         container_id: String,
@@ -111,6 +118,28 @@ impl AuditRecord {
             AuditRecord::OverrideGrant { .. } => "override_grant",
         }
     }
+}
+
+/// What `docker diff` said of a sandbox before it was removed: paths added, changed and
+/// deleted in its writable layer, at most `FsChanges::MAX_PATHS` in all, the rest counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FsChanges {
+    #[serde(default)]
+    pub added: Vec<String>,
+    #[serde(default)]
+    pub changed: Vec<String>,
+    #[serde(default)]
+    pub deleted: Vec<String>,
+    /// Paths left out past the cap.
+    #[serde(default)]
+    pub omitted: u64,
+}
+
+impl FsChanges {
+    /// Most paths kept in one record.
+    pub const MAX_PATHS: usize = 256;
+    /// Longest path kept, in bytes (longer ones are cut on a character boundary).
+    pub const MAX_PATH_BYTES: usize = 512;
 }
 
 /// A checkpoint the AuditChain just signed and stored (`cordon.v1.audit.checkpoint`).

@@ -407,7 +407,10 @@ async fn forward_lifecycle(
             }
             Lifecycle::Removed { container_id } => (
                 container_id.clone(),
-                AuditRecord::ContainerRemoved { container_id },
+                AuditRecord::ContainerRemoved {
+                    container_id,
+                    changes: None,
+                },
             ),
         };
         reporter
