@@ -133,6 +133,9 @@ pub struct FsChanges {
     /// Paths left out past the cap.
     #[serde(default)]
     pub omitted: u64,
+    /// Why Docker could not say (the lists are then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl FsChanges {

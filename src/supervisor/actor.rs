@@ -405,11 +405,14 @@ async fn forward_lifecycle(
                     },
                 )
             }
-            Lifecycle::Removed { container_id } => (
+            Lifecycle::Removed {
+                container_id,
+                changes,
+            } => (
                 container_id.clone(),
                 AuditRecord::ContainerRemoved {
                     container_id,
-                    changes: None,
+                    changes,
                 },
             ),
         };

@@ -17,6 +17,7 @@ use bollard::query_parameters::{
 use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
 
+use super::changes::read_changes;
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits};
 use super::pool::WarmContainer;
@@ -107,8 +108,9 @@ pub async fn run_sandbox_warm(
     remove_after_run(docker, guard, container_id, outcome, &lifecycle).await
 }
 
-/// Removes the container after its run and reports it; a failed removal leaves the guard
-/// armed (it tries once more when dropped) and turns the outcome into an error.
+/// Reads the container's filesystem changes, removes it and reports both; a failed
+/// removal leaves the guard armed (it tries once more when dropped) and turns the outcome
+/// into an error.
 async fn remove_after_run(
     docker: &Docker,
     mut guard: RemovalGuard,
@@ -116,10 +118,15 @@ async fn remove_after_run(
     outcome: Result<SandboxOutcome, SandboxError>,
     lifecycle: &Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
+    let changes = Some(read_changes(docker, &container_id).await);
     match force_remove(docker, &container_id).await {
         Ok(()) => {
             guard.disarm();
-            emit(lifecycle, Lifecycle::Removed { container_id }).await;
+            let removed = Lifecycle::Removed {
+                container_id,
+                changes,
+            };
+            emit(lifecycle, removed).await;
             outcome
         }
         Err(source) => outcome.and(Err(SandboxError::Remove {

@@ -42,6 +42,8 @@ pub enum Lifecycle {
     },
     Removed {
         container_id: String,
+        /// What `docker diff` said just before removal; `None` when it could not be read.
+        changes: Option<crate::protocol::audit::FsChanges>,
     },
 }
 
