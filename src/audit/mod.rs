@@ -18,6 +18,8 @@
 //! - [`recent`]: recently appended event ids, to append a redelivered event once.
 //! - [`segment`]: segment files: naming, listing, creating, the active segment's writer.
 //! - `blobcheck`: checks, while verifying, every blob an entry names.
+//! - [`archive`]: zstd archives of old segments, read by every walk of the log.
+//! - [`retention`]: compaction: archiving old segments, pruning their blobs.
 //! - [`verify`]: walks the log on disk and names the first entry that does not check out.
 //! - [`log`]: `AuditLog`, the writer: open with crash recovery, append, group-commit sync.
 //! - [`read`]: entries decoded for people (`cordon audit show`).
@@ -30,6 +32,7 @@
 //! `len u32 LE | crc32c(payload) u32 LE | payload`; each payload is one encoded [`Entry`].
 
 pub mod actor;
+pub mod archive;
 mod blobcheck;
 pub mod blobs;
 pub mod chain;
@@ -45,6 +48,7 @@ pub mod payloads;
 pub mod proofs;
 pub mod read;
 pub mod recent;
+pub mod retention;
 pub mod segment;
 pub mod stored;
 pub mod verify;

@@ -3,9 +3,9 @@
 //! (which also accepts and reports a torn tail, the trace of a crash mid-write) and by
 //! `read_entries`. Names the first bad entry, its segment and byte offset, and why.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::archive::{list_log, read_segment};
 use super::blobcheck::BlobCheck;
 use super::blobs::BlobProblem;
 use super::chain::{Chain, LinkError};
@@ -15,7 +15,7 @@ use super::entry::{Entry, EntryHash};
 use super::frame::{is_torn_tail, read_frame, FrameError, FrameRead, SegmentHeader, HEADER_LEN};
 use super::keyfile::{self, KeyError};
 use super::merkle::{empty_root, leaf_hash, Frontier, Hash};
-use super::segment::{list_segments, SegmentError, SegmentFile, SEGMENTS_DIR};
+use super::segment::{SegmentError, SegmentFile};
 
 /// A log that checked out, end to end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,7 +290,7 @@ pub(crate) fn check_roots(
     Ok(())
 }
 
-/// Walks every entry of the log in `dir`, handing each with its hash to `visit`, and
+/// Walks every entry of the log in `dir` (archived segments included), handing each with its hash to `visit`, and
 /// notes the Merkle root at each of `sizes` (ascending) the log reaches. A torn tail at
 /// the end of the last segment ends the walk and is returned, not an error.
 pub(crate) fn scan<E>(
@@ -301,7 +301,7 @@ pub(crate) fn scan<E>(
 where
     E: From<VerifyError>,
 {
-    let segments = list_segments(&dir.join(SEGMENTS_DIR)).map_err(VerifyError::from)?;
+    let segments = list_log(dir).map_err(VerifyError::from)?;
     let mut end = ScanEnd {
         chain: Chain::new(),
         frontier: Frontier::new(),
@@ -313,10 +313,8 @@ where
     wanted.take(&end.frontier, &mut end.roots);
     let count = segments.len();
     for (position, segment) in segments.into_iter().enumerate() {
-        let is_last = position + 1 == count;
-        let bytes = fs::read(&segment.path)
-            .map_err(SegmentError::io("read", &segment.path))
-            .map_err(VerifyError::from)?;
+        let is_last = position + 1 == count && !segment.archived;
+        let bytes = read_segment(&segment).map_err(VerifyError::from)?;
         let mut walk = SegmentWalk {
             segment: &segment,
             bytes: &bytes,
