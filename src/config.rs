@@ -123,6 +123,8 @@ pub struct SandboxSettings {
     pub workdir: String,
     pub debian_suite: String,
     pub debian_mirror: String,
+    /// Read each sandbox's `docker diff` before removing it, for the audit log.
+    pub record_fs_changes: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -27,7 +27,9 @@
 //!
 //! # On disk
 //! `<dir>/lock` (held by the writer), `<dir>/signing.key`, `<dir>/checkpoints` (frames of
-//! signed notes) and `<dir>/segments/<first index:020>.seg`. A segment
+//! signed notes), `<dir>/segments/<first index:020>.seg`, `<dir>/archive/<first
+//! index:020>.seg.zst` (segments past retention, zstd), `<dir>/blobs/<2 hex>/<sha256>`
+//! (payloads entries name) and `<dir>/pruned_below`. A segment
 //! is a 20-byte header (`CRDNAUDT`, format u32, first index u64) then frames
 //! `len u32 LE | crc32c(payload) u32 LE | payload`; each payload is one encoded [`Entry`].
 

@@ -315,6 +315,7 @@ impl State {
             limits: job.limits.clone(),
             nofile: self.settings.caps.nofile,
             fsize_bytes: self.settings.caps.fsize_bytes,
+            record_fs_changes: self.settings.sandbox.record_fs_changes,
         }
     }
 

@@ -24,6 +24,8 @@ pub struct SandboxSpec {
     pub nofile: u64,
     /// RLIMIT_FSIZE, bytes.
     pub fsize_bytes: u64,
+    /// Read `docker diff` before removal, for the audit log (`sandbox.record_fs_changes`).
+    pub record_fs_changes: bool,
 }
 
 /// A step in the container's life, sent as it happens.

@@ -70,6 +70,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         limits: limits(),
         nofile: 256,
         fsize_bytes: 64 * MIB,
+        record_fs_changes: true,
     }
 }
 

@@ -51,6 +51,7 @@ fn template_for(settings: &Settings, host_id: &str, trust: TrustLevel) -> Sandbo
         limits: requested_limits(settings, trust, Level::Low, 0, None),
         nofile: settings.caps.nofile,
         fsize_bytes: settings.caps.fsize_bytes,
+        record_fs_changes: settings.sandbox.record_fs_changes,
     }
 }
 

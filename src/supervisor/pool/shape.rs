@@ -76,6 +76,7 @@ mod tests {
             },
             nofile: 256,
             fsize_bytes: 1 << 20,
+            record_fs_changes: true,
         }
     }
 
