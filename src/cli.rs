@@ -155,7 +155,7 @@ pub enum ImageCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Recompute chain, Merkle tree and checkpoint signatures; exit non-zero naming the first bad entry.
+    /// Recompute chain, Merkle tree, checkpoint signatures and blobs; exit non-zero naming the first bad entry.
     Verify {
         /// A signed checkpoint kept elsewhere: the log must be consistent with it.
         #[arg(long, value_name = "FILE")]

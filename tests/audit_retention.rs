@@ -254,3 +254,21 @@ fn cordon_audit_compact_archives_by_age_and_the_log_verifies() {
     let text = String::from_utf8_lossy(&verified.stdout);
     assert!(text.starts_with("ok: 7 entries"), "{text}");
 }
+
+#[test]
+fn a_crash_between_archiving_and_deleting_a_segment_leaves_the_plain_one_in_charge() {
+    let (dir, _) = aged_log();
+    let first = audit_common::segments(dir.path())[0].clone();
+    let archive_dir = dir.path().join(ARCHIVE_DIR);
+    fs::create_dir_all(&archive_dir).unwrap();
+    let archive = archive_dir.join(cordon::audit::archive::archive_name(0));
+    // An archive that does not even decompress: the plain segment must win.
+    fs::write(&archive, b"not zstd").unwrap();
+    fs::write(archive_dir.join("stray.tmp"), b"left by a crash").unwrap();
+    let entries = verify(dir.path()).unwrap().entries;
+
+    let done = compact(dir.path(), CUTOFF);
+    assert_eq!(done.archived[0], 0, "{done:?}");
+    assert!(!first.exists(), "archived again, then deleted");
+    assert_eq!(verify(dir.path()).unwrap().entries, entries + 1);
+}

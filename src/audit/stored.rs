@@ -398,6 +398,40 @@ mod tests {
     }
 
     #[test]
+    fn only_a_top_level_blobs_array_counts_as_blob_references() {
+        let record = finished("the word blobs in a preview");
+        let form = stored_form(&record, None).unwrap();
+        let refs = blob_refs(&form.body);
+        assert_eq!(refs.len(), 1, "stdout only: stderr is empty");
+        assert_eq!(refs[0].what, "stdout");
+        let nested = rmp_serde::to_vec_named(&serde_json::json!({"x": {"blobs": [1]}})).unwrap();
+        assert!(blob_refs(&nested).is_empty());
+        assert!(blob_refs(b"\xa5blobs not msgpack").is_empty());
+    }
+
+    #[test]
+    fn a_body_over_the_inline_limit_becomes_a_blob_it_names() {
+        let record = finished(&"y".repeat(10));
+        let mut big = match &record {
+            AuditRecord::Finished { result } => (**result).clone(),
+            _ => unreachable!(),
+        };
+        big.error = Some(ErrorInfo::new(
+            crate::protocol::exec::ErrorCode::Internal,
+            "e".repeat(2 * INLINE_BODY_BYTES),
+        ));
+        let record = AuditRecord::Finished {
+            result: Box::new(big),
+        };
+        let form = stored_form(&record, None).unwrap();
+        assert!(form.body.len() < 1024);
+        let whats: Vec<_> = blob_refs(&form.body).into_iter().map(|r| r.what).collect();
+        assert_eq!(whats, ["stdout", "body"]);
+        let large = form.blobs.last().unwrap();
+        assert!(large.bytes.len() > 2 * INLINE_BODY_BYTES);
+    }
+
+    #[test]
     fn the_stored_form_is_deterministic() {
         let record = finished("hello");
         assert_eq!(
