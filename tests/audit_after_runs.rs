@@ -21,7 +21,8 @@ const RAN: [&str; 7] = [
     "container_removed",
 ];
 
-/// Every run's removal carries its `docker diff`; code is a blob, and the second
+/// Every run's removal carries its `docker diff`; a rejected request is kept as a blob;
+/// code is a blob, and the second
 /// submission of the same client (`tests`) keeps a diff against the first; the output
 /// flood's full stdout is a blob; and `verify` (above) checked every blob.
 fn assert_blobs_and_changes_were_kept(dir: &std::path::Path, runs: &[(String, Status, u64)]) {
@@ -39,6 +40,10 @@ fn assert_blobs_and_changes_were_kept(dir: &std::path::Path, runs: &[(String, St
         assert!(changes.get("error").is_none(), "{id}: {changes}");
         let code = &body_of(id, "received")["blobs"][0];
         assert_eq!(code["what"], "code", "{id}");
+    }
+    for (id, _, _) in runs.iter().filter(|(_, s, _)| *s == Status::Rejected) {
+        let payload = &body_of(id, "rejected")["blobs"][0];
+        assert_eq!(payload["what"], "payload", "{id}: the bad request is kept");
     }
     let diff = &body_of(&runs[1].0, "received")["code_diff"];
     assert_eq!(diff["previous_request_id"], runs[0].0.as_str(), "{diff}");

@@ -1,6 +1,7 @@
 //! What the log keeps as blobs: a submission's code by SHA-256 with a unified diff against
 //! the same client's previous one (also across a reopen), the full stdout and stderr of a
-//! result behind capped previews, and a body too large to inline; `verify` checks them all
+//! result behind capped previews, a rejected payload's head, and a body too large to
+//! inline; `verify` checks them all
 //! and names an entry whose blob is missing or altered.
 
 mod audit_common;
@@ -141,6 +142,7 @@ fn a_large_body_is_a_blob_and_shown_from_it() {
         error: ErrorInfo::new(ErrorCode::InvalidRequest, message.clone()),
         payload_sha256: "00".repeat(32),
         payload_bytes: 1,
+        payload_head: None,
     };
     log.append("req-a", &event("req-a", "rejected", record))
         .unwrap();
@@ -210,4 +212,32 @@ fn a_pruning_marker_the_log_does_not_back_is_refused() {
         matches!(error, VerifyError::PrunedMarker { claimed: 4, .. }),
         "{error}"
     );
+}
+
+#[test]
+fn a_rejected_payload_is_kept_as_a_blob_capped_at_its_head() {
+    use cordon::protocol::audit::{payload_head, MAX_REJECTED_PAYLOAD_BYTES};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut log, _) = AuditLog::open(dir.path()).unwrap();
+    let payload = vec![0xc1u8; 3 * MAX_REJECTED_PAYLOAD_BYTES]; // never valid MessagePack
+    let record = AuditRecord::Rejected {
+        error: ErrorInfo::new(ErrorCode::InvalidMsgpack, "not MessagePack"),
+        payload_sha256: blob_name(&payload),
+        payload_bytes: payload.len() as u64,
+        payload_head: payload_head(&payload),
+    };
+    log.append("", &event("bad-1", "rejected", record)).unwrap();
+    log.sync().unwrap();
+    drop(log);
+    let body = entry(dir.path(), 0).body;
+    assert!(body.get("payload_head").is_none(), "not inline: {body}");
+    assert_eq!(body["payload_bytes"], payload.len());
+    let blob = &body["blobs"][0];
+    assert_eq!(blob["what"], "payload");
+    assert_eq!(blob["bytes"], MAX_REJECTED_PAYLOAD_BYTES);
+    let kept = BlobStore::new(dir.path())
+        .get(blob["sha256"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(kept, payload[..MAX_REJECTED_PAYLOAD_BYTES]);
+    verify(dir.path()).unwrap();
 }

@@ -331,6 +331,7 @@ fn unreadable_event(host: &str, message: &Message, why: &str) -> AuditEvent {
             ),
             payload_sha256: hex::encode(digest),
             payload_bytes: message.payload.len() as u64,
+            payload_head: crate::protocol::audit::payload_head(&message.payload),
         },
     }
 }

@@ -4,9 +4,10 @@
 //! Every record is kept as is, except: `Finished`, whose `stdout` and `stderr` become an
 //! `OutputDigest` (SHA-256, size and a short preview) with the full streams as blobs;
 //! `Received`, whose code becomes a blob (and its unified diff against the client's
-//! previous submission another); and any body over `INLINE_BODY_BYTES`, which becomes a
-//! blob itself, so entries stay small. Every blob an entry names is listed in the body's
-//! top-level `blobs` array (`BlobRef`), which is what `verify` checks.
+//! previous submission another); `Rejected`, whose payload's head becomes a blob; and any
+//! body over `INLINE_BODY_BYTES`, which becomes a blob itself, so entries stay small.
+//! Every blob an entry names is listed in the body's top-level `blobs` array (`BlobRef`),
+//! which is what `verify` checks.
 //! Encoding is `rmp_serde::to_vec_named` of structs whose fields serialize in declared
 //! order, with no maps of unordered keys, so it is deterministic.
 
@@ -190,6 +191,17 @@ struct StoredReceived<'a> {
     blobs: Vec<BlobRef>,
 }
 
+/// The stored shape of `AuditRecord::Rejected` with its payload's head: that as a blob.
+#[derive(Serialize)]
+struct StoredRejected<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    error: &'a ErrorInfo,
+    payload_sha256: &'a str,
+    payload_bytes: u64,
+    blobs: Vec<BlobRef>,
+}
+
 /// The body of an entry whose own body was too large: it names the blob holding it.
 #[derive(Serialize)]
 struct StoredLarge<'a> {
@@ -219,6 +231,24 @@ pub fn stored_form<'a>(
         AuditRecord::Received {
             code: Some(code), ..
         } => received_form(record, code, diff),
+        AuditRecord::Rejected {
+            error,
+            payload_sha256,
+            payload_bytes,
+            payload_head: Some(head),
+        } => {
+            let blobs: Vec<NewBlob> = NewBlob::of("payload", Cow::Borrowed(head.as_slice()))
+                .into_iter()
+                .collect();
+            let body = rmp_serde::to_vec_named(&StoredRejected {
+                kind: record.name(),
+                error,
+                payload_sha256,
+                payload_bytes: *payload_bytes,
+                blobs: references(&blobs),
+            });
+            (body, blobs)
+        }
         other => (rmp_serde::to_vec_named(other), Vec::new()),
     };
     let form = StoredForm {

@@ -10,6 +10,15 @@ use super::assessor::{AnalyserRun, Assessment, Origin, TrustLevel};
 use super::exec::{ErrorInfo, ExecResult, Violation};
 use super::scheduler::Limits;
 
+/// How much of a rejected payload its audit event carries.
+pub const MAX_REJECTED_PAYLOAD_BYTES: usize = 64 * 1024;
+
+/// The head of a rejected payload, as `AuditRecord::Rejected::payload_head` carries it.
+pub fn payload_head(payload: &[u8]) -> Option<serde_bytes::ByteBuf> {
+    let head = &payload[..payload.len().min(MAX_REJECTED_PAYLOAD_BYTES)];
+    (!head.is_empty()).then(|| serde_bytes::ByteBuf::from(head.to_vec()))
+}
+
 /// One event about one request, to be appended to the log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditEvent {
@@ -42,6 +51,10 @@ pub enum AuditRecord {
         error: ErrorInfo,
         payload_sha256: String,
         payload_bytes: u64,
+        /// The payload's first `MAX_REJECTED_PAYLOAD_BYTES` bytes, kept by the AuditChain
+        /// as a blob (the entry keeps only its hash).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        payload_head: Option<serde_bytes::ByteBuf>,
     },
     Assessed {
         assessment: Assessment,
