@@ -1,7 +1,8 @@
 //! Retention: segments whose entries are past the cutoff become zstd archives, the blobs
 //! only they name are deleted under a `retention` entry, and the log, old checkpoints and
 //! proofs still verify; a blob still named by a kept entry stays, and tampering with an
-//! archive or deleting a kept blob is caught. `cordon audit compact` does the same by hand.
+//! archive or deleting a kept blob is caught. `cordon audit compact` does the same by hand,
+//! and refuses while another process holds the log.
 
 mod audit_common;
 
@@ -253,6 +254,12 @@ fn cordon_audit_compact_archives_by_age_and_the_log_verifies() {
     let verified = cordon(&["audit", "verify"]);
     let text = String::from_utf8_lossy(&verified.stdout);
     assert!(text.starts_with("ok: 7 entries"), "{text}");
+
+    let (_held, _) = AuditLog::open_with(&dir, options()).unwrap();
+    let locked = cordon(&["audit", "compact", "--older-than", "1d"]);
+    assert_eq!(locked.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&locked.stderr);
+    assert!(message.contains("another process holds"), "{message}");
 }
 
 #[test]
