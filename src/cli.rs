@@ -166,7 +166,7 @@ pub enum ImageCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Recompute chain, Merkle tree and checkpoint signatures; exit non-zero naming the first bad entry.
+    /// Recompute chain, Merkle tree, checkpoint signatures and blobs; exit non-zero naming the first bad entry.
     Verify {
         /// A signed checkpoint kept elsewhere: the log must be consistent with it.
         #[arg(long, value_name = "FILE")]
@@ -191,6 +191,12 @@ pub enum AuditCommand {
     },
     /// Print the public key checkpoints are signed with (note verifier format).
     Pubkey,
+    /// Archive old segments (zstd) and delete the blobs only they name; needs the log unlocked.
+    Compact {
+        /// Age past which entries are archived: 90s, 15m, 2h, 30d; default: audit.retention_days.
+        #[arg(long, value_name = "AGE")]
+        older_than: Option<String>,
+    },
     /// Print entries for people, one JSON object per line.
     Show {
         /// Only entries of this request.

@@ -164,6 +164,8 @@ pub struct SandboxSettings {
     pub workdir: String,
     pub debian_suite: String,
     pub debian_mirror: String,
+    /// Read each sandbox's `docker diff` before removing it, for the audit log.
+    pub record_fs_changes: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -210,6 +212,18 @@ pub struct AuditSettings {
     pub origin: String,
     pub checkpoint_interval_ms: u64,
     pub segment_bytes: u64,
+    /// Segments whose entries are all older than this many days are archived (zstd) and
+    /// the blobs only they name deleted; 0 keeps everything as it is.
+    pub retention_days: u64,
+    /// How often the AuditChain runs retention, seconds.
+    pub compact_interval_secs: u64,
+}
+
+impl AuditSettings {
+    /// The retention period in milliseconds; `None` when retention is off.
+    pub fn retention_ms(&self) -> Option<u64> {
+        (self.retention_days > 0).then(|| self.retention_days.saturating_mul(86_400_000))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

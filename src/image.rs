@@ -434,6 +434,7 @@ async fn smoke_test(
         nofile: 64,
         fsize_bytes: 1 << 20,
         egress: None,
+        record_fs_changes: false,
     };
     let (_orders, kills) = tokio::sync::mpsc::channel(1);
     let (lifecycle, _events) = tokio::sync::mpsc::channel(8);

@@ -21,6 +21,37 @@ const RAN: [&str; 7] = [
     "container_removed",
 ];
 
+/// Every run's removal carries its `docker diff`; a rejected request is kept as a blob;
+/// code is a blob, and the second
+/// submission of the same client (`tests`) keeps a diff against the first; the output
+/// flood's full stdout is a blob; and `verify` (above) checked every blob.
+fn assert_blobs_and_changes_were_kept(dir: &std::path::Path, runs: &[(String, Status, u64)]) {
+    let body_of = |id: &str, kind: &str| {
+        let entries = audit_entries(dir, id);
+        let entry = entries.iter().find(|e| e.kind == kind);
+        entry
+            .unwrap_or_else(|| panic!("{id} has no {kind}"))
+            .body
+            .clone()
+    };
+    for (id, _, _) in runs.iter().filter(|(_, s, _)| *s != Status::Rejected) {
+        let changes = &body_of(id, "container_removed")["changes"];
+        assert!(changes.is_object(), "{id}: {changes}");
+        assert!(changes.get("error").is_none(), "{id}: {changes}");
+        let code = &body_of(id, "received")["blobs"][0];
+        assert_eq!(code["what"], "code", "{id}");
+    }
+    for (id, _, _) in runs.iter().filter(|(_, s, _)| *s == Status::Rejected) {
+        let payload = &body_of(id, "rejected")["blobs"][0];
+        assert_eq!(payload["what"], "payload", "{id}: the bad request is kept");
+    }
+    let diff = &body_of(&runs[1].0, "received")["code_diff"];
+    assert_eq!(diff["previous_request_id"], runs[0].0.as_str(), "{diff}");
+    let flood = body_of(&runs[3].0, "finished");
+    let blobs = flood["blobs"].as_array().expect("the flood's output blobs");
+    assert!(blobs.iter().any(|b| b["what"] == "stdout"), "{flood}");
+}
+
 /// After completed, violating and rejected runs and a SIGTERM, `audit::verify` accepts the
 /// whole log and every request's entries appear in lifecycle order, ending with `finished`.
 #[tokio::test]
@@ -74,6 +105,7 @@ async fn after_mixed_runs_and_a_clean_stop_the_log_verifies_and_reads_in_order()
         "the head is the last entry"
     );
 
+    assert_blobs_and_changes_were_kept(&node.audit_dir(), &finished);
     for (id, status, final_index) in finished {
         let entries = audit_entries(&node.audit_dir(), &id);
         let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();

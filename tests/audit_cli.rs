@@ -102,3 +102,47 @@ fn verify_against_a_saved_checkpoint_passes_then_names_a_cut_tail() {
         "{message}"
     );
 }
+
+#[test]
+fn verify_exits_non_zero_naming_an_altered_blob() {
+    use cordon::protocol::audit::{AuditEvent, AuditRecord};
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().join("audit");
+    let (mut log, _) = AuditLog::open_with(&dir, LogOptions::default()).unwrap();
+    let code = "print('kept as a blob')\n";
+    let event = AuditEvent {
+        event_id: "req-1.received".into(),
+        actor: "assessor".into(),
+        host: "host-1".into(),
+        at_ms: 1,
+        record: AuditRecord::Received {
+            code_sha256: cordon::audit::blobs::blob_name(code.as_bytes()),
+            code_bytes: code.len() as u64,
+            trust: cordon::protocol::assessor::TrustLevel::Untrusted,
+            origin: cordon::protocol::assessor::Origin::External,
+            client: None,
+            submitter: "alice".into(),
+            code: Some(code.into()),
+        },
+    };
+    log.append("req-1", &event).unwrap();
+    log.checkpoint().unwrap().unwrap();
+    drop(log);
+    assert!(stdout(&cordon(data.path(), &["audit", "verify"])).starts_with("ok: 1 entries"));
+
+    let blob = cordon::audit::blobs::BlobStore::new(&dir)
+        .path_of(&cordon::audit::blobs::blob_name(code.as_bytes()))
+        .unwrap();
+    let mut bytes = std::fs::read(&blob).unwrap();
+    bytes[0] ^= 0x01;
+    std::fs::write(&blob, bytes).unwrap();
+    let failed = cordon(data.path(), &["audit", "verify"]);
+    assert_eq!(failed.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        message.contains("entry 0: blob")
+            && message.contains("(code)")
+            && message.contains("altered"),
+        "{message}"
+    );
+}

@@ -258,3 +258,53 @@ fn a_stray_segment_named_past_the_end_is_a_segment_gap() {
     let problem = caught_at(dir.path(), ENTRIES);
     assert!(matches!(problem, Problem::SegmentGap { .. }), "{problem}");
 }
+
+/// A five-entry log whose entry 2 is a finished result with its stdout kept as a blob;
+/// returns the blob's path.
+fn log_with_output_blob() -> (tempfile::TempDir, std::path::PathBuf) {
+    use cordon::protocol::audit::{AuditEvent, AuditRecord};
+    use cordon::protocol::exec::{ExecResult, Status};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut log, _) = AuditLog::open(dir.path()).unwrap();
+    append_range(&mut log, 0, 2);
+    let mut result = ExecResult::without_run("req-0", Status::Completed);
+    result.stdout = "the program's whole output\n".repeat(100);
+    let event = AuditEvent {
+        event_id: "req-0.finished".into(),
+        actor: "supervisor".into(),
+        host: "host-1".into(),
+        at_ms: 1_700_000_000_002,
+        record: AuditRecord::Finished {
+            result: Box::new(result.clone()),
+        },
+    };
+    assert_eq!(log.append("req-0", &event).unwrap().index, 2);
+    audit_common::append_range_from(&mut log, 3, 5);
+    drop(log);
+    let name = cordon::audit::blobs::blob_name(result.stdout.as_bytes());
+    let path = cordon::audit::blobs::BlobStore::new(dir.path())
+        .path_of(&name)
+        .unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_flipped_bit_in_a_blob_is_caught_at_the_entry_naming_it() {
+    let (dir, blob) = log_with_output_blob();
+    assert_eq!(verify(dir.path()).unwrap().entries, ENTRIES);
+    let mut bytes = fs::read(&blob).unwrap();
+    bytes[100] ^= 0x10;
+    fs::write(&blob, bytes).unwrap();
+    let error = verify(dir.path()).unwrap_err();
+    assert_eq!(error.index(), Some(2), "{error}");
+    assert!(
+        matches!(
+            error,
+            cordon::audit::VerifyError::Blob {
+                problem: cordon::audit::blobs::BlobProblem::Mismatch { .. },
+                ..
+            }
+        ),
+        "{error}"
+    );
+}

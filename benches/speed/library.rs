@@ -61,6 +61,7 @@ fn audit_row() -> Row {
             at_ms: i as u64,
             record: AuditRecord::ContainerRemoved {
                 container_id: format!("{i:064x}"),
+                changes: None,
             },
         };
         log.append(&format!("bench-{i}"), &event).expect("append");

@@ -119,6 +119,7 @@ impl State {
             origin: job.origin,
             client: job.client.clone(),
             submitter: request.client.clone(),
+            code: Some(job.code.clone()),
         };
         self.reporter.record(request, None, received).await?;
         let (assessment, analysers) = match self.assess_off_thread(&job).await {

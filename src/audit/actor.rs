@@ -7,7 +7,8 @@
 //! While there are new entries it signs a checkpoint every `audit.checkpoint_interval_ms`
 //! (and one on shutdown), stores it, then publishes it on `cordon.v1.audit.checkpoint`.
 //! Violations, a recovered crash and a log that contradicts itself or a signed checkpoint
-//! are also published as alerts on `cordon.v1.events.alert`.
+//! are also published as alerts on `cordon.v1.events.alert`. Every
+//! `audit.compact_interval_secs` it runs retention (`AuditLog::compact`), between batches.
 
 use std::time::{Duration, Instant};
 
@@ -66,12 +67,19 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
     let mut ticker = tokio::time::interval(interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_checkpoint = Instant::now();
+    let compact_every = Duration::from_secs(env.settings.audit.compact_interval_secs.max(1));
+    let mut compactions = tokio::time::interval(compact_every);
+    compactions.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let first = tokio::select! {
             next = messages.next() => next,
             _ = ticker.tick() => {
                 checkpoint(&env.bus, &mut log).await;
                 last_checkpoint = Instant::now();
+                continue;
+            }
+            _ = compactions.tick() => {
+                compact(&env, &mut log).await;
                 continue;
             }
             _ = shutdown.wait() => {
@@ -178,6 +186,24 @@ async fn checkpoint(bus: &Bus, log: &mut AuditLog) {
         .await
     {
         tracing::warn!(%error, size = checkpoint.size, "cannot publish a checkpoint");
+    }
+}
+
+/// Runs retention when it is on, then signs a checkpoint over the `retention` entry. A
+/// failure is logged and retried next time; a write that failed leaves the log unusable,
+/// which the next append turns into the end of the process.
+async fn compact(env: &ActorEnv, log: &mut AuditLog) {
+    let Some(retention_ms) = env.settings.audit.retention_ms() else {
+        return;
+    };
+    let now = now_ms();
+    match log.compact(now.saturating_sub(retention_ms), now) {
+        Ok(done) if done.archived.is_empty() => {}
+        Ok(done) => {
+            tracing::info!(?done, "audit retention: archived old segments");
+            checkpoint(&env.bus, log).await;
+        }
+        Err(error) => tracing::warn!(%error, "audit retention failed; will retry"),
     }
 }
 
@@ -306,6 +332,7 @@ fn unreadable_event(host: &str, message: &Message, why: &str) -> AuditEvent {
             ),
             payload_sha256: hex::encode(digest),
             payload_bytes: message.payload.len() as u64,
+            payload_head: crate::protocol::audit::payload_head(&message.payload),
         },
     }
 }

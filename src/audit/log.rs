@@ -7,6 +7,7 @@
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
+use super::blobs::BlobError;
 use super::chain::Chain;
 use super::checkpoint::{Checkpoint, NoteSigner, NoteVerifier};
 use super::checkpoints::{read_all, CheckpointStore, StoreError};
@@ -14,9 +15,11 @@ use super::entry::{Entry, EntryError, EntryHash};
 use super::frame::MAX_PAYLOAD_BYTES;
 use super::keyfile::{self, KeyError};
 use super::merkle::{empty_root, leaf_hash, Frontier, Hash};
+use super::payloads::Payloads;
 use super::recent::{RecentIds, DEFAULT_RECENT_EVENT_IDS};
+use super::retention::{archive_old, prunable, read_closed, Compacted, RetentionError};
 use super::segment::{sync_dir, SegmentError, SegmentWriter, SEGMENTS_DIR};
-use super::stored::{stored_body, StoredError};
+use super::stored::{RetentionMark, StoredError, RETENTION_KIND};
 use super::verify::{check_roots, open_checkpoints, scan, sizes_of, TornTail, VerifyError};
 use crate::protocol::audit::AuditEvent;
 
@@ -54,6 +57,14 @@ pub enum AuditError {
     Failed,
     #[error("entry {index} has a body that is not MessagePack: {message}")]
     BadBody { index: u64, message: String },
+    #[error("event {event_id}: cannot store a blob it names: {source}")]
+    Blob {
+        event_id: String,
+        #[source]
+        source: BlobError,
+    },
+    #[error(transparent)]
+    Retention(#[from] RetentionError),
     #[error(transparent)]
     Key(#[from] KeyError),
     #[error(transparent)]
@@ -121,10 +132,12 @@ pub struct Signed {
 /// The open, writable audit log.
 #[derive(Debug)]
 pub struct AuditLog {
+    dir: PathBuf,
     segments_dir: PathBuf,
     options: LogOptions,
     chain: Chain,
     recent: RecentIds,
+    payloads: Payloads,
     active: SegmentWriter,
     frontier: Frontier,
     signer: NoteSigner,
@@ -152,8 +165,10 @@ impl AuditLog {
         let stored = read_all(dir)?;
         let signed = open_checkpoints(Some(&signer.verifier()), &stored.notes)?;
         let mut recent = RecentIds::new(options.recent_event_ids);
+        let mut payloads = Payloads::new(dir);
         let end = scan(dir, &sizes_of(&signed), |entry, _| {
             recent.insert(&entry.event_id, entry.index);
+            payloads.observe(&entry.kind, &entry.request_id, &entry.body);
             Ok::<(), AuditError>(())
         })?;
         check_roots(&signed, &end).map_err(AuditError::Corrupt)?;
@@ -168,10 +183,10 @@ impl AuditLog {
         }
         let store = CheckpointStore::open(dir, stored.good_bytes)?;
         let active = match end.last {
-            Some((segment, good)) => {
+            Some((segment, good)) if !segment.archived => {
                 SegmentWriter::reopen(&segment.path, segment.first_index, good)?
             }
-            None => SegmentWriter::create(&segments_dir, 0)?,
+            _ => SegmentWriter::create(&segments_dir, end.chain.len())?,
         };
         let latest = signed.into_iter().last().map(|(_, c)| c);
         let recovery = Recovery {
@@ -182,10 +197,12 @@ impl AuditLog {
             torn_checkpoint_bytes: stored.torn_bytes,
         };
         let log = AuditLog {
+            dir: dir.to_path_buf(),
             segments_dir,
             options,
             chain: end.chain,
             recent,
+            payloads,
             active,
             frontier: end.frontier,
             signer,
@@ -207,17 +224,126 @@ impl AuditLog {
                 duplicate: true,
             });
         }
-        let encoded = self.encode_next(request_id, event)?;
-        self.write_entry(&encoded)
-            .inspect_err(|_| self.failed = true)?;
-        let index = self.chain.len();
-        self.chain.advance(&encoded);
-        self.frontier.push(leaf_hash(&encoded));
-        self.recent.insert(&event.event_id, index);
+        let form = self
+            .payloads
+            .prepare(request_id, &event.record)
+            .map_err(|source| AuditError::Stored {
+                event_id: event.event_id.clone(),
+                source,
+            })?;
+        let encoded = self.encode_next(request_id, event, form.body.clone())?;
+        // Blobs are durable before the entry that names them can reach the disk.
+        self.payloads
+            .store_blobs(&form)
+            .map_err(|source| AuditError::Blob {
+                event_id: event.event_id.clone(),
+                source,
+            })?;
+        let index = self.push_encoded(&encoded, &event.event_id)?;
+        self.payloads
+            .observe(event.record.name(), request_id, &form.body);
         Ok(Appended {
             index,
             duplicate: false,
         })
+    }
+
+    /// Writes an encoded entry at the end and advances chain, tree and recent ids.
+    fn push_encoded(&mut self, encoded: &[u8], event_id: &str) -> Result<u64, AuditError> {
+        self.write_entry(encoded)
+            .inspect_err(|_| self.failed = true)?;
+        let index = self.chain.len();
+        self.chain.advance(encoded);
+        self.frontier.push(leaf_hash(encoded));
+        self.recent.insert(event_id, index);
+        Ok(index)
+    }
+
+    /// Retention: compresses every closed segment whose entries are all older than
+    /// `cutoff_ms` into a zstd archive, then deletes the blobs only their entries name,
+    /// after appending (durably) a `retention` entry saying so; `now_ms` dates that entry.
+    /// The active segment is closed first when it holds entries older than the cutoff, so
+    /// a quiet log ages out too. Entries and checkpoints are never deleted.
+    pub fn compact(&mut self, cutoff_ms: u64, now_ms: u64) -> Result<Compacted, AuditError> {
+        self.sync()?;
+        self.roll_if_older_than(cutoff_ms)?;
+        let active_first = self.active.first_index();
+        let (archived, candidates, horizon) = archive_old(&self.dir, active_first, cutoff_ms)?;
+        if archived.is_empty() {
+            return Ok(Compacted::default());
+        }
+        let doomed = prunable(&self.dir, self.payloads.store(), candidates)?;
+        let mark = RetentionMark {
+            kind: RETENTION_KIND.to_owned(),
+            cutoff_ms,
+            archived: archived.clone(),
+            blobs_pruned_below: horizon,
+            blobs_deleted: doomed.len() as u64,
+        };
+        let entry = self.append_retention(&mark, now_ms)?;
+        super::blobs::write_pruned_below(&self.dir, horizon).map_err(RetentionError::from)?;
+        for sha256 in &doomed {
+            self.payloads
+                .store()
+                .remove(sha256)
+                .map_err(RetentionError::from)?;
+        }
+        Ok(Compacted {
+            archived,
+            blobs_pruned_below: Some(horizon),
+            blobs_deleted: doomed.len() as u64,
+            entry: Some(entry),
+        })
+    }
+
+    /// Closes the active segment when its oldest entry is older than `cutoff_ms`.
+    fn roll_if_older_than(&mut self, cutoff_ms: u64) -> Result<(), AuditError> {
+        if self.active.is_empty() {
+            return Ok(());
+        }
+        let segment = super::segment::SegmentFile {
+            first_index: 0,
+            path: self.active.path().to_path_buf(),
+            archived: false,
+        };
+        if read_closed(segment)?
+            .oldest_ms
+            .is_some_and(|t| t < cutoff_ms)
+        {
+            self.roll()?;
+        }
+        Ok(())
+    }
+
+    /// Appends and syncs the log's own `retention` entry; returns its index.
+    fn append_retention(&mut self, mark: &RetentionMark, now_ms: u64) -> Result<u64, AuditError> {
+        let event_id = format!("retention-{now_ms}-{}", self.chain.len());
+        let body = rmp_serde::to_vec_named(mark).map_err(|source| AuditError::Stored {
+            event_id: event_id.clone(),
+            source: StoredError::Encode {
+                kind: RETENTION_KIND,
+                source,
+            },
+        })?;
+        let (index, prev_hash) = self.chain.next_entry();
+        let entry = Entry {
+            index,
+            prev_hash,
+            at_ms: now_ms,
+            request_id: String::new(),
+            event_id: event_id.clone(),
+            actor: "audit".into(),
+            host: self.options.origin.clone(),
+            kind: RETENTION_KIND.into(),
+            body,
+        };
+        let encoded = entry.encode().map_err(|source| AuditError::Encode {
+            event_id: event_id.clone(),
+            source,
+        })?;
+        let index = self.push_encoded(&encoded, &event_id)?;
+        self.sync()?;
+        Ok(index)
     }
 
     /// Makes every appended entry durable (write + fdatasync). An error is fatal: the log
@@ -301,12 +427,13 @@ impl AuditLog {
         Ok(())
     }
 
-    fn encode_next(&self, request_id: &str, event: &AuditEvent) -> Result<Vec<u8>, AuditError> {
+    fn encode_next(
+        &self,
+        request_id: &str,
+        event: &AuditEvent,
+        body: Vec<u8>,
+    ) -> Result<Vec<u8>, AuditError> {
         let event_id = || event.event_id.clone();
-        let body = stored_body(&event.record).map_err(|source| AuditError::Stored {
-            event_id: event_id(),
-            source,
-        })?;
         let (index, prev_hash) = self.chain.next_entry();
         let entry = Entry {
             index,

@@ -1,11 +1,13 @@
 //! Reading entries for people (`cordon audit show`): every entry of the log, checked on
 //! the way like `verify` does, with its body decoded into a printable JSON value.
-//! Tolerates a torn tail, since the log may be read while the node is appending.
+//! Tolerates a torn tail, since the log may be read while the node is appending. A body
+//! kept as a blob (too large to inline) is shown from its blob when it is still there.
 
 use std::path::Path;
 
 use serde::Serialize;
 
+use super::blobs::BlobStore;
 use super::entry::{Entry, EntryHash};
 use super::log::AuditError;
 use super::verify::scan;
@@ -27,11 +29,16 @@ pub struct StoredEntry {
 }
 
 impl StoredEntry {
-    fn from_entry(entry: &Entry, hash: &EntryHash) -> Result<StoredEntry, AuditError> {
+    fn from_entry(
+        entry: &Entry,
+        hash: &EntryHash,
+        blobs: &BlobStore,
+    ) -> Result<StoredEntry, AuditError> {
         let body = rmp_serde::from_slice(&entry.body).map_err(|e| AuditError::BadBody {
             index: entry.index,
             message: e.to_string(),
         })?;
+        let body = resolve_large(body, blobs);
         Ok(StoredEntry {
             index: entry.index,
             hash: hex::encode(hash),
@@ -49,11 +56,24 @@ impl StoredEntry {
 /// The entries of the log in `dir`, in order; only those of `request_id` when given.
 pub fn read_entries(dir: &Path, request_id: Option<&str>) -> Result<Vec<StoredEntry>, AuditError> {
     let mut entries = Vec::new();
+    let blobs = BlobStore::new(dir);
     scan(dir, &[], |entry, hash| {
         if request_id.is_none_or(|wanted| wanted == entry.request_id) {
-            entries.push(StoredEntry::from_entry(entry, hash)?);
+            entries.push(StoredEntry::from_entry(entry, hash, &blobs)?);
         }
         Ok::<(), AuditError>(())
     })?;
     Ok(entries)
+}
+
+/// The body a `body_blob` names, when the blob is there and decodes; else `body` as is.
+fn resolve_large(body: serde_json::Value, blobs: &BlobStore) -> serde_json::Value {
+    let Some(sha256) = body.get("body_blob").and_then(|v| v.as_str()) else {
+        return body;
+    };
+    blobs
+        .get(sha256)
+        .ok()
+        .and_then(|bytes| rmp_serde::from_slice(&bytes).ok())
+        .unwrap_or(body)
 }

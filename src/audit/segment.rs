@@ -45,6 +45,8 @@ impl SegmentError {
 pub struct SegmentFile {
     pub first_index: u64,
     pub path: PathBuf,
+    /// A zstd archive (`archive::ARCHIVE_DIR`) rather than a plain segment.
+    pub archived: bool,
 }
 
 /// The file name of the segment starting at `first_index`.
@@ -71,7 +73,11 @@ pub fn list_segments(segments_dir: &Path) -> Result<Vec<SegmentFile>, SegmentErr
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         match parse_segment_name(name) {
-            Some(first_index) => segments.push(SegmentFile { first_index, path }),
+            Some(first_index) => segments.push(SegmentFile {
+                first_index,
+                path,
+                archived: false,
+            }),
             None => return Err(SegmentError::UnexpectedFile { path }),
         }
     }
@@ -91,6 +97,7 @@ pub fn sync_dir(dir: &Path) -> Result<(), SegmentError> {
 #[derive(Debug)]
 pub struct SegmentWriter {
     path: PathBuf,
+    first_index: u64,
     file: File,
     /// Bytes in the file plus bytes pending.
     len: u64,
@@ -106,7 +113,7 @@ impl SegmentWriter {
             .append(true)
             .open(&path)
             .map_err(SegmentError::io("create", &path))?;
-        let mut writer = SegmentWriter::at_end(path, file, 0);
+        let mut writer = SegmentWriter::at_end(path, first_index, file, 0);
         writer.write_header(first_index)?;
         sync_dir(segments_dir)?;
         Ok(writer)
@@ -123,7 +130,7 @@ impl SegmentWriter {
             .append(true)
             .open(segment)
             .map_err(SegmentError::io("open", segment))?;
-        let mut writer = SegmentWriter::at_end(segment.to_path_buf(), file, keep);
+        let mut writer = SegmentWriter::at_end(segment.to_path_buf(), first_index, file, keep);
         if keep < HEADER_LEN as u64 {
             writer.cut_to(0)?;
             writer.write_header(first_index)?;
@@ -133,9 +140,10 @@ impl SegmentWriter {
         Ok(writer)
     }
 
-    fn at_end(path: PathBuf, file: File, len: u64) -> SegmentWriter {
+    fn at_end(path: PathBuf, first_index: u64, file: File, len: u64) -> SegmentWriter {
         SegmentWriter {
             path,
+            first_index,
             file,
             len,
             pending: Vec::new(),
@@ -144,6 +152,11 @@ impl SegmentWriter {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The index of the segment's first entry.
+    pub fn first_index(&self) -> u64 {
+        self.first_index
     }
 
     /// Bytes the segment holds, including those not yet written.

@@ -1,21 +1,81 @@
-//! The stored form of an `AuditRecord`: what goes in an entry's `body`. Pure: no I/O.
+//! The stored form of an `AuditRecord`: what goes in an entry's `body`, and the blobs it
+//! names. Pure: no I/O (the caller stores the blobs, durably, before the entry).
 //!
-//! Every record is kept as is, except `Finished`, whose `stdout` and `stderr` are replaced
-//! by an `OutputDigest` (SHA-256, size and a short preview) so entries stay small; the
-//! full output goes to the client in the `ExecResult`, and a later blob store can keep it.
+//! Every record is kept as is, except: `Finished`, whose `stdout` and `stderr` become an
+//! `OutputDigest` (SHA-256, size and a short preview) with the full streams as blobs;
+//! `Received`, whose code becomes a blob (and its unified diff against the client's
+//! previous submission another); `Rejected`, whose payload's head becomes a blob; and any
+//! body over `INLINE_BODY_BYTES`, which becomes a blob itself, so entries stay small.
+//! Every blob an entry names is listed in the body's top-level `blobs` array (`BlobRef`),
+//! which is what `verify` checks.
 //! Encoding is `rmp_serde::to_vec_named` of structs whose fields serialize in declared
 //! order, with no maps of unordered keys, so it is deterministic.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::protocol::assessor::Assessment;
+use std::borrow::Cow;
+
+use super::blobs::{blob_name, MAX_BLOB_BYTES};
+use crate::protocol::assessor::{Assessment, Origin, TrustLevel};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{AuditRef, ErrorInfo, ExecResult, Status, Usage, Violation};
 use crate::protocol::scheduler::Limits;
 
 /// How many bytes of each output stream an entry keeps as a preview.
 pub const PREVIEW_BYTES: usize = 1024;
+/// A body larger than this is stored as a blob and the entry names it.
+pub const INLINE_BODY_BYTES: usize = 16 * 1024;
+
+/// One blob an entry names: its SHA-256 (hex, the blob's file name), size and role
+/// (`code`, `code_diff`, `stdout`, `stderr`, `body`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlobRef {
+    pub sha256: String,
+    pub bytes: u64,
+    pub what: String,
+}
+
+/// A blob to store before the entry naming it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewBlob<'a> {
+    pub reference: BlobRef,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+impl<'a> NewBlob<'a> {
+    /// A blob of `bytes` in the role `what`, unless it is empty or over the blob limit.
+    pub fn of(what: &str, bytes: Cow<'a, [u8]>) -> Option<NewBlob<'a>> {
+        let size = bytes.len() as u64;
+        if size == 0 || size > MAX_BLOB_BYTES {
+            return None;
+        }
+        let reference = BlobRef {
+            sha256: blob_name(&bytes),
+            bytes: size,
+            what: what.to_owned(),
+        };
+        Some(NewBlob { reference, bytes })
+    }
+}
+
+/// An entry body and the blobs it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredForm<'a> {
+    pub body: Vec<u8>,
+    pub blobs: Vec<NewBlob<'a>>,
+}
+
+/// How a submission differs from the same client's previous one (a unified diff, kept
+/// as the `code_diff` blob when the code changed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeDiff {
+    pub previous_request_id: String,
+    pub previous_sha256: String,
+    /// Hex SHA-256 of the unified diff (the blob's name); of "" when the code is the same.
+    pub sha256: String,
+    pub bytes: u64,
+}
 
 /// Why a record could not be turned into its stored form.
 #[derive(Debug, thiserror::Error)]
@@ -106,27 +166,208 @@ impl StoredResult {
 }
 
 /// The stored shape of `AuditRecord::Finished`: the same `{"type": "finished", "result"}`
-/// map the record itself serializes to.
+/// map the record itself serializes to, plus the output blobs.
 #[derive(Serialize)]
 struct StoredFinished {
     #[serde(rename = "type")]
     kind: &'static str,
     result: StoredResult,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    blobs: Vec<BlobRef>,
 }
 
-/// The MessagePack `body` of an entry for `record`.
+/// The stored shape of `AuditRecord::Received` with its code: the code as a blob.
+#[derive(Serialize)]
+struct StoredReceived<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    code_sha256: &'a str,
+    code_bytes: u64,
+    trust: TrustLevel,
+    origin: Origin,
+    client: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code_diff: Option<CodeDiff>,
+    blobs: Vec<BlobRef>,
+}
+
+/// The stored shape of `AuditRecord::Rejected` with its payload's head: that as a blob.
+#[derive(Serialize)]
+struct StoredRejected<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    error: &'a ErrorInfo,
+    payload_sha256: &'a str,
+    payload_bytes: u64,
+    blobs: Vec<BlobRef>,
+}
+
+/// The body of an entry whose own body was too large: it names the blob holding it.
+#[derive(Serialize)]
+struct StoredLarge<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    body_blob: String,
+    blobs: Vec<BlobRef>,
+}
+
+/// The MessagePack `body` of an entry for `record` (without its blobs).
 pub fn stored_body(record: &AuditRecord) -> Result<Vec<u8>, StoredError> {
-    let encoded = match record {
-        AuditRecord::Finished { result } => rmp_serde::to_vec_named(&StoredFinished {
-            kind: record.name(),
-            result: StoredResult::of(result),
-        }),
-        other => rmp_serde::to_vec_named(other),
-    };
-    encoded.map_err(|source| StoredError::Encode {
+    Ok(stored_form(record, None)?.body)
+}
+
+/// The body of an entry for `record` and the blobs it names; `diff` is the unified diff
+/// of a `Received` record's code against the client's previous submission.
+pub fn stored_form<'a>(
+    record: &'a AuditRecord,
+    diff: Option<(CodeDiff, String)>,
+) -> Result<StoredForm<'a>, StoredError> {
+    let encode_error = |source| StoredError::Encode {
         kind: record.name(),
         source,
-    })
+    };
+    let (body, blobs) = match record {
+        AuditRecord::Finished { result } => finished_form(record, result),
+        AuditRecord::Received {
+            code: Some(code), ..
+        } => received_form(record, code, diff),
+        AuditRecord::Rejected {
+            error,
+            payload_sha256,
+            payload_bytes,
+            payload_head: Some(head),
+        } => {
+            let blobs: Vec<NewBlob> = NewBlob::of("payload", Cow::Borrowed(head.as_slice()))
+                .into_iter()
+                .collect();
+            let body = rmp_serde::to_vec_named(&StoredRejected {
+                kind: record.name(),
+                error,
+                payload_sha256,
+                payload_bytes: *payload_bytes,
+                blobs: references(&blobs),
+            });
+            (body, blobs)
+        }
+        other => (rmp_serde::to_vec_named(other), Vec::new()),
+    };
+    let form = StoredForm {
+        body: body.map_err(encode_error)?,
+        blobs,
+    };
+    spill_large(record.name(), form).map_err(encode_error)
+}
+
+type Encoded<'a> = (Result<Vec<u8>, rmp_serde::encode::Error>, Vec<NewBlob<'a>>);
+
+fn finished_form<'a>(record: &AuditRecord, result: &'a ExecResult) -> Encoded<'a> {
+    let blobs: Vec<NewBlob> = [("stdout", &result.stdout), ("stderr", &result.stderr)]
+        .into_iter()
+        .filter_map(|(what, text)| NewBlob::of(what, Cow::Borrowed(text.as_bytes())))
+        .collect();
+    let body = rmp_serde::to_vec_named(&StoredFinished {
+        kind: record.name(),
+        result: StoredResult::of(result),
+        blobs: references(&blobs),
+    });
+    (body, blobs)
+}
+
+fn received_form<'a>(
+    record: &'a AuditRecord,
+    code: &'a str,
+    diff: Option<(CodeDiff, String)>,
+) -> Encoded<'a> {
+    let AuditRecord::Received {
+        code_sha256,
+        code_bytes,
+        trust,
+        origin,
+        client,
+        ..
+    } = record
+    else {
+        return (rmp_serde::to_vec_named(record), Vec::new());
+    };
+    let mut blobs: Vec<NewBlob> = NewBlob::of("code", Cow::Borrowed(code.as_bytes()))
+        .into_iter()
+        .collect();
+    let code_diff = diff.map(|(code_diff, text)| {
+        blobs.extend(NewBlob::of("code_diff", Cow::Owned(text.into_bytes())));
+        code_diff
+    });
+    let body = rmp_serde::to_vec_named(&StoredReceived {
+        kind: record.name(),
+        code_sha256,
+        code_bytes: *code_bytes,
+        trust: *trust,
+        origin: *origin,
+        client,
+        code_diff,
+        blobs: references(&blobs),
+    });
+    (body, blobs)
+}
+
+/// A body over `INLINE_BODY_BYTES` goes to a blob; the entry keeps a small body naming it
+/// (and every blob the large body named).
+fn spill_large<'a>(
+    kind: &str,
+    form: StoredForm<'a>,
+) -> Result<StoredForm<'a>, rmp_serde::encode::Error> {
+    if form.body.len() <= INLINE_BODY_BYTES {
+        return Ok(form);
+    }
+    let StoredForm { body, mut blobs } = form;
+    let Some(large) = NewBlob::of("body", Cow::Owned(body.clone())) else {
+        return Ok(StoredForm { body, blobs });
+    };
+    let body_blob = large.reference.sha256.clone();
+    blobs.push(large);
+    let body = rmp_serde::to_vec_named(&StoredLarge {
+        kind,
+        body_blob,
+        blobs: references(&blobs),
+    })?;
+    Ok(StoredForm { body, blobs })
+}
+
+fn references(blobs: &[NewBlob]) -> Vec<BlobRef> {
+    blobs.iter().map(|b| b.reference.clone()).collect()
+}
+
+/// The kind of the entry retention appends after archiving segments and pruning blobs.
+pub const RETENTION_KIND: &str = "retention";
+
+/// The body of a `retention` entry, written by the log itself (actor `audit`): blobs
+/// named by entries below `blobs_pruned_below` may have been deleted. `verify` accepts a
+/// missing blob only under such an entry, which the chain and later checkpoints cover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetentionMark {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Entries at or before this time (Unix ms) were past retention.
+    pub cutoff_ms: u64,
+    /// First index of each segment archived by this run.
+    pub archived: Vec<u64>,
+    pub blobs_pruned_below: u64,
+    pub blobs_deleted: u64,
+}
+
+/// The blobs a stored body names (its top-level `blobs` array); none for a body that has
+/// no such array or is not a map. Cheap for bodies that cannot hold one.
+pub fn blob_refs(body: &[u8]) -> Vec<BlobRef> {
+    #[derive(Deserialize)]
+    struct Refs {
+        #[serde(default)]
+        blobs: Vec<BlobRef>,
+    }
+    if memchr::memmem::find(body, b"\xa5blobs").is_none() {
+        return Vec::new();
+    }
+    rmp_serde::from_slice::<Refs>(body)
+        .map(|r| r.blobs)
+        .unwrap_or_default()
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
@@ -184,6 +425,40 @@ mod tests {
         let body = stored_body(&record).unwrap();
         let back: AuditRecord = rmp_serde::from_slice(&body).unwrap();
         assert_eq!(back, record);
+    }
+
+    #[test]
+    fn only_a_top_level_blobs_array_counts_as_blob_references() {
+        let record = finished("the word blobs in a preview");
+        let form = stored_form(&record, None).unwrap();
+        let refs = blob_refs(&form.body);
+        assert_eq!(refs.len(), 1, "stdout only: stderr is empty");
+        assert_eq!(refs[0].what, "stdout");
+        let nested = rmp_serde::to_vec_named(&serde_json::json!({"x": {"blobs": [1]}})).unwrap();
+        assert!(blob_refs(&nested).is_empty());
+        assert!(blob_refs(b"\xa5blobs not msgpack").is_empty());
+    }
+
+    #[test]
+    fn a_body_over_the_inline_limit_becomes_a_blob_it_names() {
+        let record = finished(&"y".repeat(10));
+        let mut big = match &record {
+            AuditRecord::Finished { result } => (**result).clone(),
+            _ => unreachable!(),
+        };
+        big.error = Some(ErrorInfo::new(
+            crate::protocol::exec::ErrorCode::Internal,
+            "e".repeat(2 * INLINE_BODY_BYTES),
+        ));
+        let record = AuditRecord::Finished {
+            result: Box::new(big),
+        };
+        let form = stored_form(&record, None).unwrap();
+        assert!(form.body.len() < 1024);
+        let whats: Vec<_> = blob_refs(&form.body).into_iter().map(|r| r.what).collect();
+        assert_eq!(whats, ["stdout", "body"]);
+        let large = form.blobs.last().unwrap();
+        assert!(large.bytes.len() > 2 * INLINE_BODY_BYTES);
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! (which also accepts and reports a torn tail, the trace of a crash mid-write) and by
 //! `read_entries`. Names the first bad entry, its segment and byte offset, and why.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::archive::{list_log, read_segment};
+use super::blobcheck::BlobCheck;
+use super::blobs::BlobProblem;
 use super::chain::{Chain, LinkError};
 use super::checkpoint::{Checkpoint, CheckpointError, NoteVerifier};
 use super::checkpoints::{read_all, StoreError};
@@ -13,7 +15,7 @@ use super::entry::{Entry, EntryHash};
 use super::frame::{is_torn_tail, read_frame, FrameError, FrameRead, SegmentHeader, HEADER_LEN};
 use super::keyfile::{self, KeyError};
 use super::merkle::{empty_root, leaf_hash, Frontier, Hash};
-use super::segment::{list_segments, SegmentError, SegmentFile, SEGMENTS_DIR};
+use super::segment::{SegmentError, SegmentFile};
 
 /// A log that checked out, end to end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +56,14 @@ pub enum VerifyError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Key(#[from] KeyError),
+    #[error("entry {index}: {problem}")]
+    Blob { index: u64, problem: BlobProblem },
+    #[error("{PRUNED} says blobs below entry {claimed} were pruned, but the log's retention entries establish {established}: {why}", PRUNED = super::blobs::PRUNED_FILE)]
+    PrunedMarker {
+        claimed: u64,
+        established: u64,
+        why: String,
+    },
     #[error("checkpoint #{number} in the store: {problem}")]
     Checkpoint {
         number: usize,
@@ -95,7 +105,7 @@ impl VerifyError {
     /// The index of the entry named, when the problem is about one.
     pub fn index(&self) -> Option<u64> {
         match self {
-            VerifyError::Entry { index, .. } => Some(*index),
+            VerifyError::Entry { index, .. } | VerifyError::Blob { index, .. } => Some(*index),
             _ => None,
         }
     }
@@ -147,7 +157,8 @@ pub(crate) struct ScanEnd {
 }
 
 /// Re-reads the whole log in `dir` and checks every CRC, index and link of the chain, the
-/// Merkle root against every stored checkpoint, and every checkpoint's signature.
+/// Merkle root against every stored checkpoint, every checkpoint's signature, and every
+/// blob an entry names.
 pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
     verify_with(dir, &VerifyOptions::default())
 }
@@ -173,7 +184,8 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         let saved = verifier.open(text).map_err(VerifyError::Saved)?;
         signed.push(("the saved checkpoint".into(), saved));
     }
-    let end = scan(dir, &sizes_of(&signed), |_, _| Ok::<(), VerifyError>(()))?;
+    let mut blobs = BlobCheck::new(dir)?;
+    let end = scan(dir, &sizes_of(&signed), |entry, _| blobs.visit(entry))?;
     if let Some(torn) = end.torn {
         return Err(VerifyError::Entry {
             index: torn.index,
@@ -183,6 +195,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         });
     }
     check_roots(&signed, &end)?;
+    blobs.finish()?;
     Ok(VerifyReport {
         entries: end.chain.len(),
         head_hash: end.chain.head_hash(),
@@ -277,7 +290,7 @@ pub(crate) fn check_roots(
     Ok(())
 }
 
-/// Walks every entry of the log in `dir`, handing each with its hash to `visit`, and
+/// Walks every entry of the log in `dir` (archived segments included), handing each with its hash to `visit`, and
 /// notes the Merkle root at each of `sizes` (ascending) the log reaches. A torn tail at
 /// the end of the last segment ends the walk and is returned, not an error.
 pub(crate) fn scan<E>(
@@ -288,7 +301,7 @@ pub(crate) fn scan<E>(
 where
     E: From<VerifyError>,
 {
-    let segments = list_segments(&dir.join(SEGMENTS_DIR)).map_err(VerifyError::from)?;
+    let segments = list_log(dir).map_err(VerifyError::from)?;
     let mut end = ScanEnd {
         chain: Chain::new(),
         frontier: Frontier::new(),
@@ -300,10 +313,8 @@ where
     wanted.take(&end.frontier, &mut end.roots);
     let count = segments.len();
     for (position, segment) in segments.into_iter().enumerate() {
-        let is_last = position + 1 == count;
-        let bytes = fs::read(&segment.path)
-            .map_err(SegmentError::io("read", &segment.path))
-            .map_err(VerifyError::from)?;
+        let is_last = position + 1 == count && !segment.archived;
+        let bytes = read_segment(&segment).map_err(VerifyError::from)?;
         let mut walk = SegmentWalk {
             segment: &segment,
             bytes: &bytes,

@@ -120,6 +120,7 @@ impl Reporter {
             error: error.clone(),
             payload_sha256: hex::encode(Sha256::digest(payload)),
             payload_bytes: payload.len() as u64,
+            payload_head: crate::protocol::audit::payload_head(payload),
         };
         match request {
             Some(request) => {

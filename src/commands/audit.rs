@@ -1,5 +1,6 @@
-//! `cordon audit verify | checkpoint | prove | consistency | pubkey | show`: read and check
-//! the audit log in `<data_dir>/audit`. Never writes to it.
+//! `cordon audit verify | checkpoint | prove | consistency | pubkey | show | compact`: read
+//! and check the audit log in `<data_dir>/audit`. Only `compact` writes to it (as its
+//! single writer, so not while a node holds it).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -21,6 +22,40 @@ pub fn audit(settings: &Settings, command: AuditCommand) -> ExitCode {
         AuditCommand::Consistency { old, new } => print_json(proofs::consistency(&dir, old, new)),
         AuditCommand::Pubkey => pubkey(&dir),
         AuditCommand::Show { request, since } => show(&dir, request.as_deref(), since),
+        AuditCommand::Compact { older_than } => compact(settings, &dir, older_than.as_deref()),
+    }
+}
+
+fn compact(settings: &Settings, dir: &Path, older_than: Option<&str>) -> ExitCode {
+    let now = now_ms();
+    let cutoff = match older_than {
+        Some(age) if age.parse::<u64>().is_err() => match parse_since(age, now) {
+            Some(cutoff) => cutoff,
+            None => return fail("--older-than: expected an age like 90s, 15m, 2h or 30d"),
+        },
+        Some(_) => return fail("--older-than: expected an age like 90s, 15m, 2h or 30d"),
+        None => match settings.audit.retention_ms() {
+            Some(ms) => now.saturating_sub(ms),
+            None => return fail("audit.retention_days is 0 (retention off); pass --older-than"),
+        },
+    };
+    let options = crate::audit::LogOptions {
+        origin: settings.audit.origin.clone(),
+        segment_bytes: settings.audit.segment_bytes,
+        ..crate::audit::LogOptions::default()
+    };
+    // The retention entry is signed at once, so a checkpoint covers it.
+    let compacted = crate::audit::AuditLog::open_with(dir, options).and_then(|(mut log, _)| {
+        let done = log.compact(cutoff, now)?;
+        log.checkpoint()?;
+        Ok(done)
+    });
+    match compacted {
+        Ok(done) => print_json(Ok::<_, String>(done)),
+        Err(error) => fail(format_args!(
+            "cannot compact the audit log in {}: {error}",
+            dir.display()
+        )),
     }
 }
 

@@ -10,6 +10,15 @@ use super::assessor::{AnalyserRun, Assessment, Origin, TrustLevel};
 use super::exec::{ErrorInfo, ExecResult, Violation};
 use super::scheduler::Limits;
 
+/// How much of a rejected payload its audit event carries.
+pub const MAX_REJECTED_PAYLOAD_BYTES: usize = 64 * 1024;
+
+/// The head of a rejected payload, as `AuditRecord::Rejected::payload_head` carries it.
+pub fn payload_head(payload: &[u8]) -> Option<serde_bytes::ByteBuf> {
+    let head = &payload[..payload.len().min(MAX_REJECTED_PAYLOAD_BYTES)];
+    (!head.is_empty()).then(|| serde_bytes::ByteBuf::from(head.to_vec()))
+}
+
 /// One event about one request, to be appended to the log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditEvent {
@@ -37,11 +46,19 @@ pub enum AuditRecord {
         /// The client the server let submit it (the `<client>` of its submit subject).
         #[serde(default, skip_serializing_if = "String::is_empty")]
         submitter: String,
+        /// The code itself: the AuditChain keeps it as a blob (by SHA-256) with a unified
+        /// diff against the client's previous submission, never inline in the entry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
     },
     Rejected {
         error: ErrorInfo,
         payload_sha256: String,
         payload_bytes: u64,
+        /// The payload's first `MAX_REJECTED_PAYLOAD_BYTES` bytes, kept by the AuditChain
+        /// as a blob (the entry keeps only its hash).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        payload_head: Option<serde_bytes::ByteBuf>,
     },
     Assessed {
         assessment: Assessment,
@@ -69,6 +86,9 @@ pub enum AuditRecord {
     },
     ContainerRemoved {
         container_id: String,
+        /// The sandbox's filesystem changes (`docker diff`) read just before removal.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        changes: Option<FsChanges>,
     },
     Violation {
         container_id: String,
@@ -131,6 +151,31 @@ impl AuditRecord {
             AuditRecord::OverrideGrant { .. } => "override_grant",
         }
     }
+}
+
+/// What `docker diff` said of a sandbox before it was removed: paths added, changed and
+/// deleted in its writable layer, at most `FsChanges::MAX_PATHS` in all, the rest counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FsChanges {
+    #[serde(default)]
+    pub added: Vec<String>,
+    #[serde(default)]
+    pub changed: Vec<String>,
+    #[serde(default)]
+    pub deleted: Vec<String>,
+    /// Paths left out past the cap.
+    #[serde(default)]
+    pub omitted: u64,
+    /// Why Docker could not say (the lists are then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl FsChanges {
+    /// Most paths kept in one record.
+    pub const MAX_PATHS: usize = 256;
+    /// Longest path kept, in bytes (longer ones are cut on a character boundary).
+    pub const MAX_PATH_BYTES: usize = 512;
 }
 
 /// A checkpoint the AuditChain just signed and stored (`cordon.v1.audit.checkpoint`).

@@ -397,6 +397,7 @@ impl State {
             nofile: self.settings.caps.nofile,
             fsize_bytes: self.settings.caps.fsize_bytes,
             egress: None,
+            record_fs_changes: self.settings.sandbox.record_fs_changes,
         }
     }
 
@@ -557,9 +558,15 @@ async fn forward_lifecycle(
                     },
                 )
             }
-            Lifecycle::Removed { container_id } => (
+            Lifecycle::Removed {
+                container_id,
+                changes,
+            } => (
                 container_id.clone(),
-                AuditRecord::ContainerRemoved { container_id },
+                AuditRecord::ContainerRemoved {
+                    container_id,
+                    changes,
+                },
             ),
         };
         reporter

@@ -95,6 +95,7 @@ async fn remove_abandoned(
                 if let Some(lifecycle) = lifecycle {
                     let _ = lifecycle.try_send(Lifecycle::Removed {
                         container_id: target,
+                        changes: None,
                     });
                 }
                 return;

@@ -9,10 +9,12 @@
 //! - `watch`: the running part: stdin, output caps, deadline, kill orders.
 //! - `output`: output caps and reading a full disk from stderr (pure).
 //! - `guard`: removal when the run is cancelled.
+//! - `changes`: the sandbox's filesystem changes (`docker diff`) before removal, bounded.
 //! - `reaper`: `force_remove` and `reap`.
 //! - `pool`: warm sandboxes made ahead of their jobs, one job each.
 
 pub mod actor;
+pub mod changes;
 mod guard;
 pub mod hardening;
 mod init_process;

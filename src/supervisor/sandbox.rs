@@ -17,6 +17,7 @@ use bollard::query_parameters::{
 use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
 
+use super::changes::read_changes;
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits};
 use super::pool::WarmContainer;
@@ -64,7 +65,8 @@ pub async fn run_sandbox(
     )
     .await;
     let outcome = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
-    remove_after_run(docker, guard, container_id, outcome, &lifecycle).await
+    let record = spec.record_fs_changes;
+    remove_after_run(docker, guard, (container_id, record), outcome, &lifecycle).await
 }
 
 /// Runs `code` in `warm` (a sandbox of the pool, made for this spec's shape), or in a
@@ -104,22 +106,32 @@ pub async fn run_sandbox_warm(
         warm: true,
         ..outcome
     });
-    remove_after_run(docker, guard, container_id, outcome, &lifecycle).await
+    let record = spec.record_fs_changes;
+    remove_after_run(docker, guard, (container_id, record), outcome, &lifecycle).await
 }
 
-/// Removes the container after its run and reports it; a failed removal leaves the guard
-/// armed (it tries once more when dropped) and turns the outcome into an error.
+/// Reads the container's filesystem changes (when `record_changes`), removes it and
+/// reports both; a failed removal leaves the guard armed (it tries once more when dropped)
+/// and turns the outcome into an error.
 async fn remove_after_run(
     docker: &Docker,
     mut guard: RemovalGuard,
-    container_id: String,
+    (container_id, record_changes): (String, bool),
     outcome: Result<SandboxOutcome, SandboxError>,
     lifecycle: &Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
+    let changes = match record_changes {
+        true => Some(read_changes(docker, &container_id).await),
+        false => None,
+    };
     match force_remove(docker, &container_id).await {
         Ok(()) => {
             guard.disarm();
-            emit(lifecycle, Lifecycle::Removed { container_id }).await;
+            let removed = Lifecycle::Removed {
+                container_id,
+                changes,
+            };
+            emit(lifecycle, removed).await;
             outcome
         }
         Err(source) => outcome.and(Err(SandboxError::Remove {

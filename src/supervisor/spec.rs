@@ -27,6 +27,8 @@ pub struct SandboxSpec {
     /// For `network: allowlist`: the request's own network and its proxy. `None`: no
     /// network at all.
     pub egress: Option<SandboxEgress>,
+    /// Read `docker diff` before removal, for the audit log (`sandbox.record_fs_changes`).
+    pub record_fs_changes: bool,
 }
 
 /// Where an allowlist sandbox is attached and which proxy its environment names.
@@ -54,6 +56,8 @@ pub enum Lifecycle {
     },
     Removed {
         container_id: String,
+        /// What `docker diff` said just before removal; `None` when it could not be read.
+        changes: Option<crate::protocol::audit::FsChanges>,
     },
 }
 

@@ -82,3 +82,11 @@ pub fn named(error: VerifyError) -> (u64, Problem) {
         other => panic!("expected an error naming an entry, got {other}"),
     }
 }
+
+/// Appends events `from..to` at indexes that may differ from `i` (the log holds others).
+pub fn append_range_from(log: &mut AuditLog, from: u64, to: u64) {
+    for i in from..to {
+        assert!(!log.append(&request_of(i), &event(i)).unwrap().duplicate);
+    }
+    log.sync().unwrap();
+}

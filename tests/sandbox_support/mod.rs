@@ -71,6 +71,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         nofile: 256,
         fsize_bytes: 64 * MIB,
         egress: None,
+        record_fs_changes: true,
     }
 }
 

@@ -52,6 +52,7 @@ fn template_for(settings: &Settings, host_id: &str, trust: TrustLevel) -> Sandbo
         nofile: settings.caps.nofile,
         fsize_bytes: settings.caps.fsize_bytes,
         egress: None,
+        record_fs_changes: settings.sandbox.record_fs_changes,
     }
 }
 

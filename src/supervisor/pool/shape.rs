@@ -80,6 +80,7 @@ mod tests {
             nofile: 256,
             fsize_bytes: 1 << 20,
             egress: None,
+            record_fs_changes: true,
         }
     }
 
