@@ -9,6 +9,7 @@ use bollard::models::ContainerCreateBody;
 use bollard::query_parameters::{
     CreateContainerOptions, StartContainerOptions, WaitContainerOptions,
 };
+use cordon::supervisor::changes::bound_changes;
 use futures::StreamExt;
 use sandbox_support::{docker, image};
 
@@ -37,10 +38,22 @@ async fn added_and_deleted_paths_are_reported_before_removal() {
         .unwrap()
         .id;
     let outcome = run_and_read(&docker, &id).await;
+    let from_docker = docker.container_changes(&id).await;
     cordon::supervisor::reaper::force_remove(&docker, &id)
         .await
         .unwrap();
     let changes = outcome.unwrap();
+    // Read from the overlay's upper directory or from Docker's diff API, the answer is
+    // the same as Docker's own.
+    let mut from_docker = bound_changes(from_docker.unwrap().unwrap_or_default());
+    for list in [
+        &mut from_docker.added,
+        &mut from_docker.changed,
+        &mut from_docker.deleted,
+    ] {
+        list.sort();
+    }
+    assert_eq!(changes, from_docker);
     assert_eq!(changes.error, None);
     assert!(
         changes.added.iter().any(|p| p == "/added-by-the-program"),

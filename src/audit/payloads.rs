@@ -179,4 +179,3 @@ mod tests {
         assert!(last.get("c0").is_none());
     }
 }
-

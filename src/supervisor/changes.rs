@@ -2,10 +2,17 @@
 //! the audit log records what the program added, changed or deleted in its writable layer
 //! (`/tmp` and the working directory are tmpfs mounts, which `docker diff` does not see).
 //! Called by `sandbox::remove_after_run` on the cold and warm paths; the list is bounded.
+//!
+//! Where the container's overlay upper directory is readable (the supervisor on the Docker
+//! host, overlay2 or fuse-overlayfs), the changes are read from it directly, as Docker's
+//! overlay2 driver does: milliseconds. Otherwise Docker's diff API answers, which with
+//! fuse-overlayfs walks the whole image (seconds).
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bollard::models::{ChangeType, FilesystemChange};
+use bollard::query_parameters::InspectContainerOptions;
 use bollard::Docker;
 
 use crate::audit::stored::preview_of;
@@ -18,6 +25,14 @@ const DIFF_WAIT: Duration = Duration::from_secs(15);
 /// The changes of `container_id`, bounded; when Docker cannot say, the lists are empty
 /// and `error` says why (so the audit log records that they are unknown, not empty).
 pub async fn read_changes(docker: &Docker, container_id: &str) -> FsChanges {
+    if let Some(layers) = overlay_layers(docker, container_id).await {
+        let walked = tokio::task::spawn_blocking(move || layers.changes()).await;
+        if let Ok(Some((changes, beyond))) = walked {
+            let mut bounded = bound_changes(changes);
+            bounded.omitted += beyond;
+            return bounded;
+        }
+    }
     let why = match tokio::time::timeout(DIFF_WAIT, docker.container_changes(container_id)).await {
         Ok(Ok(changes)) => return bound_changes(changes.unwrap_or_default()),
         Ok(Err(error)) => format!("docker diff failed: {error}"),
@@ -48,6 +63,97 @@ pub fn bound_changes(changes: Vec<FilesystemChange>) -> FsChanges {
         }
     }
     out
+}
+
+/// A container's overlay directories: the writable upper one and the image's lower ones.
+struct OverlayLayers {
+    upper: PathBuf,
+    lowers: Vec<PathBuf>,
+}
+
+/// The overlay directories Docker reports for `container_id`, when this process can read
+/// the upper one.
+async fn overlay_layers(docker: &Docker, container_id: &str) -> Option<OverlayLayers> {
+    let inspected = docker
+        .inspect_container(container_id, None::<InspectContainerOptions>)
+        .await
+        .ok()?;
+    let data = inspected.graph_driver?.data;
+    let upper = PathBuf::from(data.get("UpperDir")?);
+    let lowers = data
+        .get("LowerDir")
+        .map(|dirs| dirs.split(':').map(PathBuf::from).collect())
+        .unwrap_or_default();
+    upper.is_dir().then_some(OverlayLayers { upper, lowers })
+}
+
+impl OverlayLayers {
+    /// Every path in the upper directory as Docker names it: a whiteout is a deletion, a
+    /// path the image also has is a change, anything else an addition. Keeps a little more
+    /// than the audit entry does and counts the rest (second value). `None` when the
+    /// directory cannot be read.
+    fn changes(&self) -> Option<(Vec<FilesystemChange>, u64)> {
+        let mut found = Vec::new();
+        let mut beyond = 0u64;
+        let mut pending = vec![PathBuf::from("/")];
+        while let Some(dir) = pending.pop() {
+            let entries = std::fs::read_dir(self.upper.join(dir.strip_prefix("/").ok()?)).ok()?;
+            for entry in entries {
+                let entry = entry.ok()?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let path = dir.join(&name);
+                let file_type = entry.file_type().ok()?;
+                if found.len() >= FsChanges::MAX_PATHS * 4 {
+                    beyond += 1;
+                } else if let Some(change) = self.change_of(&path, &name, &entry) {
+                    found.push(change);
+                }
+                if file_type.is_dir() {
+                    pending.push(path);
+                }
+            }
+        }
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        Some((found, beyond))
+    }
+
+    fn change_of(
+        &self,
+        path: &Path,
+        name: &str,
+        entry: &std::fs::DirEntry,
+    ) -> Option<FilesystemChange> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let at = |path: &Path, kind| {
+            Some(FilesystemChange {
+                path: path.to_string_lossy().into_owned(),
+                kind,
+            })
+        };
+        if name == ".wh..wh..opq" {
+            return None;
+        }
+        if let Some(deleted) = name.strip_prefix(".wh.") {
+            return at(&path.with_file_name(deleted), ChangeType::_2);
+        }
+        let metadata = entry.metadata().ok()?;
+        if metadata.file_type().is_char_device() && metadata.rdev() == 0 {
+            return at(path, ChangeType::_2);
+        }
+        let relative = path.strip_prefix("/").ok()?;
+        let in_image = self
+            .lowers
+            .iter()
+            .any(|lower| lower.join(relative).symlink_metadata().is_ok());
+        at(
+            path,
+            if in_image {
+                ChangeType::_0
+            } else {
+                ChangeType::_1
+            },
+        )
+    }
 }
 
 #[cfg(test)]
