@@ -186,6 +186,9 @@ struct StoredReceived<'a> {
     trust: TrustLevel,
     origin: Origin,
     client: &'a Option<String>,
+    /// The client the bus authenticated (the `<client>` of the submit subject).
+    #[serde(skip_serializing_if = "str::is_empty")]
+    submitter: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     code_diff: Option<CodeDiff>,
     blobs: Vec<BlobRef>,
@@ -284,6 +287,7 @@ fn received_form<'a>(
         trust,
         origin,
         client,
+        submitter,
         ..
     } = record
     else {
@@ -303,6 +307,7 @@ fn received_form<'a>(
         trust: *trust,
         origin: *origin,
         client,
+        submitter,
         code_diff,
         blobs: references(&blobs),
     });
