@@ -16,6 +16,7 @@ use cordon::bus::Bus;
 use cordon::protocol::assessor::{Origin, TrustLevel};
 use cordon::protocol::audit::{AuditEvent, AuditRecord, CheckpointPublished};
 use cordon::protocol::exec::{ExecResult, Status};
+use cordon::protocol::subjects::wildcard;
 use cordon::protocol::{decode, now_ms, Envelope, Subject};
 use futures::StreamExt;
 use pipeline_support::*;
@@ -32,7 +33,9 @@ fn event(request_id: &str, what: &str, record: AuditRecord) -> Envelope<AuditEve
         at_ms: now_ms(),
         record,
     };
-    Envelope::new(request_id, now_ms(), body)
+    let mut envelope = Envelope::new(request_id, now_ms(), body);
+    envelope.client = "crash-stream".into();
+    envelope
 }
 
 /// Publishes a submission (its code a blob) and a finished result (its output a blob) per
@@ -75,7 +78,10 @@ async fn a_sigkilled_audit_chain_keeps_every_acknowledged_entry_and_published_ch
     let base = Node::prepare("audit-crash", &config);
     let mut audit = Node::serve_like(&base, &nats, &["audit"]);
     let watcher = raw_connection(&nats).await;
-    let mut results = watcher.subscribe("cordon.v1.exec.result.*").await.unwrap();
+    let mut results = watcher
+        .subscribe(wildcard::exec_result_all())
+        .await
+        .unwrap();
     let mut checkpoints = watcher
         .subscribe(Subject::AuditCheckpoint.to_subject())
         .await
