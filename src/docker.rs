@@ -3,7 +3,9 @@
 //! newer than its own), asking whether an image exists, and reading the host's capacity.
 //! Nothing here panics on an answer from Docker.
 
+use bollard::container::AttachContainerResults;
 use bollard::errors::Error as BollardError;
+use bollard::query_parameters::AttachContainerOptions;
 use bollard::Docker;
 
 /// What to tell someone whose Docker engine cannot be reached.
@@ -60,6 +62,23 @@ pub async fn image_exists(docker: &Docker, image: &str) -> Result<bool, DockerEr
             source,
         }),
     }
+}
+
+/// Attaches to a created container's stdin, stdout and stderr (streamed, no past logs):
+/// how cordon feeds a sandbox its code and talks to its proxy.
+pub async fn attach_stdio(
+    docker: &Docker,
+    container_id: &str,
+) -> Result<AttachContainerResults, BollardError> {
+    let options = AttachContainerOptions {
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        stream: true,
+        logs: false,
+        detach_keys: None,
+    };
+    docker.attach_container(container_id, Some(options)).await
 }
 
 /// The host's CPUs and memory as `docker info` reports them.

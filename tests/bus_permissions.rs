@@ -23,19 +23,6 @@ use cordon::protocol::Subject;
 use futures::StreamExt;
 use pipeline_support::*;
 
-/// Every user of `deploy/nats/cordon.conf`.
-const USERS: [&str; 9] = [
-    "assessor",
-    "scheduler",
-    "supervisor",
-    "monitor",
-    "audit",
-    "operator",
-    "admin",
-    "alice",
-    "bob",
-];
-
 fn password(user: &str) -> String {
     format!("test-password-of-{user}")
 }
@@ -43,7 +30,7 @@ fn password(user: &str) -> String {
 /// A nats-server running the deploy configuration, with test passwords.
 fn permissioned_nats() -> Nats {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/nats/cordon.conf");
-    let env = USERS
+    let env = DEPLOY_NATS_USERS
         .iter()
         .map(|user| {
             let name = format!("CORDON_NATS_{}_PASSWORD", user.to_uppercase());
@@ -364,7 +351,7 @@ fn each_user_publishes_only_its_own_subjects() {
             &["assessor", "admin"],
         ),
     ];
-    for user in USERS {
+    for user in DEPLOY_NATS_USERS {
         let mut probe = Probe::connect(&nats, user);
         for (what, subject, who) in &subjects {
             let outcome = probe.publish(subject);

@@ -17,24 +17,12 @@ use std::time::{Duration, Instant};
 
 use cordon::client::Client;
 use cordon::protocol::exec::Status;
-use pipeline_support::{cordon_bin, free_port, request, running_containers_of};
+use pipeline_support::{
+    cordon_bin, docker_cli, free_port, request, running_containers_of, DEPLOY_NATS_USERS,
+};
 
 const IMAGE: &str = "cordon-node:test";
 const JOBS: usize = 200;
-
-/// Runs a docker CLI command and returns its stdout; panics with its stderr on failure.
-fn docker(args: &[&str]) -> String {
-    let output = Command::new("docker")
-        .args(args)
-        .output()
-        .expect("docker CLI");
-    assert!(
-        output.status.success(),
-        "docker {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
 
 /// Builds the cordon node image from the binary under test with the shipped script.
 fn build_node_image() {
@@ -66,7 +54,7 @@ impl Cluster {
             "chaos-{}",
             &ulid::Ulid::new().to_string()[18..].to_lowercase()
         );
-        let network = docker(&["network", "create", &format!("{prefix}-net")]);
+        let network = docker_cli(&["network", "create", &format!("{prefix}-net")]);
         let cluster = Cluster {
             network,
             nats_port: free_port(),
@@ -106,7 +94,7 @@ impl Cluster {
 
     fn write_secrets(&self) {
         std::fs::create_dir_all(self.secrets_dir()).unwrap();
-        for user in USERS {
+        for user in DEPLOY_NATS_USERS {
             let file = self.secrets_dir().join(format!("{user}.password"));
             std::fs::write(file, password(user)).unwrap();
         }
@@ -152,7 +140,7 @@ impl Cluster {
         ]
         .map(String::from)
         .to_vec();
-        for user in USERS {
+        for user in DEPLOY_NATS_USERS {
             let variable = format!("CORDON_NATS_{}_PASSWORD", user.to_uppercase());
             args.extend(["-e".into(), format!("{variable}={}", password(user))]);
         }
@@ -169,7 +157,7 @@ impl Cluster {
             ]
             .map(String::from),
         );
-        docker(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        docker_cli(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", self.nats_port)).is_err() {
             assert!(Instant::now() < deadline, "nats container did not come up");
@@ -226,7 +214,7 @@ impl Cluster {
         for role in roles {
             args.extend(["--role".to_string(), role.to_string()]);
         }
-        docker(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        docker_cli(&args.iter().map(String::as_str).collect::<Vec<_>>());
     }
 
     fn url(&self) -> String {
@@ -301,19 +289,6 @@ user = "audit"
 password_file = "/run/cordon-secrets/audit.password"
 "#;
 
-/// The users of `deploy/nats/cordon.conf` (each gets a test password).
-const USERS: [&str; 9] = [
-    "assessor",
-    "scheduler",
-    "supervisor",
-    "monitor",
-    "audit",
-    "operator",
-    "admin",
-    "alice",
-    "bob",
-];
-
 fn password(user: &str) -> String {
     format!("chaos-password-of-{user}")
 }
@@ -321,7 +296,7 @@ fn password(user: &str) -> String {
 /// Running sandboxes of `host` that hold a job (warm pool containers waiting for one excluded).
 fn job_sandboxes_of(host: &str) -> Vec<String> {
     let filter = format!("label=cordon.host={host}");
-    let listing = docker(&[
+    let listing = docker_cli(&[
         "ps",
         "--filter",
         &filter,
@@ -399,9 +374,9 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let orphans: HashSet<String> = running_containers_of(&w1).into_iter().collect();
-    docker(&["kill", "-s", "KILL", &w1]);
+    docker_cli(&["kill", "-s", "KILL", &w1]);
     tokio::time::sleep(Duration::from_secs(1)).await;
-    docker(&["start", &w1]);
+    docker_cli(&["start", &w1]);
     eprintln!(
         "chaos: killed and restarted w1 with {} sandboxes running",
         orphans.len()
@@ -409,19 +384,19 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
 
     // 2. Restart NATS once a fifth of the jobs are done.
     wait_until_finished(&client, &jobs, JOBS / 5).await;
-    docker(&["restart", "-t", "1", &cluster.name("nats")]);
+    docker_cli(&["restart", "-t", "1", &cluster.name("nats")]);
     eprintln!("chaos: restarted nats");
 
     // 3. Cut worker 2 off the network for a while, then reconnect it.
     wait_until_finished(&client, &jobs, JOBS * 2 / 5).await;
-    docker(&[
+    docker_cli(&[
         "network",
         "disconnect",
         &cluster.network,
         &cluster.name("w2"),
     ]);
     tokio::time::sleep(Duration::from_secs(5)).await;
-    docker(&[
+    docker_cli(&[
         "network",
         "connect",
         "--alias",
@@ -433,7 +408,7 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
 
     // 4. Restart the audit host.
     wait_until_finished(&client, &jobs, JOBS * 3 / 5).await;
-    docker(&["restart", "-t", "2", &cluster.name("audit")]);
+    docker_cli(&["restart", "-t", "2", &cluster.name("audit")]);
     eprintln!("chaos: restarted the audit host");
 
     wait_until_finished(&client, &jobs, JOBS).await;
@@ -455,7 +430,7 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
         assert_eq!(result.stdout, format!("{n}\n"), "job {n}");
         completed += 1;
     }
-    docker(&["stop", "-t", "5", &cluster.name("audit")]);
+    docker_cli(&["stop", "-t", "5", &cluster.name("audit")]);
     let audit_dir = cluster.data_dir("audit").join("audit");
     cordon::audit::verify(&audit_dir).expect("the audit log verifies after the chaos");
     let mut finished_entries: HashMap<String, usize> = HashMap::new();

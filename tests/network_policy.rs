@@ -33,19 +33,6 @@ struct World {
     dir: tempfile::TempDir,
 }
 
-fn docker(args: &[&str]) -> String {
-    let output = Command::new("docker")
-        .args(args)
-        .output()
-        .expect("docker CLI");
-    assert!(
-        output.status.success(),
-        "docker {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
-
 fn docker_quiet(args: &[&str]) {
     let _ = Command::new("docker").args(args).output();
 }
@@ -58,7 +45,7 @@ impl World {
         let cert = make_cert(dir.path());
         let upstream = format!("cordon-test-up-{id}");
         let label = format!("cordon.test={id}");
-        docker(&[
+        docker_cli(&[
             "network",
             "create",
             "--internal",
@@ -87,7 +74,7 @@ impl World {
         let site = format!("{}:/srv:ro", self.dir.path().display());
         let label = format!("cordon.test={}", self.id);
         let image = "cordon-python:3.11";
-        docker(&[
+        docker_cli(&[
             "run",
             "-d",
             "--name",
@@ -108,7 +95,7 @@ impl World {
             "--directory",
             "/srv",
         ]);
-        docker(&[
+        docker_cli(&[
             "run",
             "-d",
             "--name",
@@ -127,7 +114,7 @@ impl World {
             TLS_SERVER,
         ]);
         let ip_of = |c: &str| {
-            docker(&[
+            docker_cli(&[
                 "inspect",
                 "-f",
                 "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
@@ -136,7 +123,7 @@ impl World {
         };
         self.web_ip = ip_of(&self.web);
         self.tls_ip = ip_of(&self.tls);
-        self.upstream_gateway = docker(&[
+        self.upstream_gateway = docker_cli(&[
             "network",
             "inspect",
             "-f",
@@ -654,7 +641,7 @@ async fn without_network_nothing_is_reachable_and_untrusted_code_cannot_ask_for_
 /// Request networks Docker still has for `host`.
 fn networks_of(host: &str) -> Vec<String> {
     let filter = format!("label=cordon.host={host}");
-    let names = docker(&["network", "ls", "-q", "--filter", &filter]);
+    let names = docker_cli(&["network", "ls", "-q", "--filter", &filter]);
     names.split_whitespace().map(str::to_string).collect()
 }
 

@@ -19,9 +19,7 @@ use bollard::models::{
     ContainerCreateBody, EndpointIpamConfig, EndpointSettings, HostConfig, HostConfigLogConfig,
     NetworkConnectRequest, NetworkDisconnectRequest,
 };
-use bollard::query_parameters::{
-    AttachContainerOptions, CreateContainerOptions, StartContainerOptions,
-};
+use bollard::query_parameters::{CreateContainerOptions, StartContainerOptions};
 use bollard::Docker;
 use futures::{Stream, StreamExt};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -377,16 +375,7 @@ async fn start_proxy(
         .await
         .map_err(fail("create"))?
         .id;
-    let attach = AttachContainerOptions {
-        stdin: true,
-        stdout: true,
-        stderr: true,
-        stream: true,
-        logs: false,
-        detach_keys: None,
-    };
-    let streams = docker
-        .attach_container(&id, Some(attach))
+    let streams = crate::docker::attach_stdio(docker, &id)
         .await
         .map_err(fail("attach to"))?;
     let link = Arc::new(Link {

@@ -12,7 +12,7 @@ use bollard::container::AttachContainerResults;
 use bollard::errors::Error as BollardError;
 use bollard::models::{ContainerCreateBody, ContainerState};
 use bollard::query_parameters::{
-    AttachContainerOptions, CreateContainerOptions, InspectContainerOptions, StartContainerOptions,
+    CreateContainerOptions, InspectContainerOptions, StartContainerOptions,
 };
 use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
@@ -233,16 +233,7 @@ pub(super) async fn attach(
     docker: &Docker,
     container_id: &str,
 ) -> Result<AttachContainerResults, SandboxError> {
-    let options = AttachContainerOptions {
-        stdin: true,
-        stdout: true,
-        stderr: true,
-        stream: true,
-        logs: false,
-        detach_keys: None,
-    };
-    docker
-        .attach_container(container_id, Some(options))
+    crate::docker::attach_stdio(docker, container_id)
         .await
         .map_err(|source| SandboxError::Attach {
             container: container_id.to_string(),

@@ -34,23 +34,16 @@ pub struct Nats {
 
 impl Nats {
     pub fn start() -> Nats {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let port = free_port();
-        let mut nats = Nats {
-            child: None,
-            url: format!("nats://127.0.0.1:{port}"),
-            port,
-            dir,
-            max_payload: None,
-            config: None,
-        };
-        nats.spawn();
-        nats
+        Nats::start_configured(None)
     }
 
     /// Starts nats-server with configuration file `file`, giving it `env` (the passwords
     /// `deploy/nats/cordon.conf` reads from the environment).
     pub fn start_with_config(file: &Path, env: Vec<(String, String)>) -> Nats {
+        Nats::start_configured(Some((file.to_path_buf(), env)))
+    }
+
+    fn start_configured(config: Option<(PathBuf, Vec<(String, String)>)>) -> Nats {
         let dir = tempfile::tempdir().expect("temp dir");
         let port = free_port();
         let mut nats = Nats {
@@ -59,7 +52,7 @@ impl Nats {
             port,
             dir,
             max_payload: None,
-            config: Some((file.to_path_buf(), env)),
+            config,
         };
         nats.spawn();
         nats
@@ -471,3 +464,32 @@ pub async fn wait_result(client: &Client, id: &str) -> ExecResult {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// Runs a docker CLI command and returns its stdout; panics with its stderr on failure.
+#[allow(dead_code)]
+pub fn docker_cli(args: &[&str]) -> String {
+    let output = Command::new("docker")
+        .args(args)
+        .output()
+        .expect("docker CLI");
+    assert!(
+        output.status.success(),
+        "docker {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// Every user of `deploy/nats/cordon.conf`.
+#[allow(dead_code)]
+pub const DEPLOY_NATS_USERS: [&str; 9] = [
+    "assessor",
+    "scheduler",
+    "supervisor",
+    "monitor",
+    "audit",
+    "operator",
+    "admin",
+    "alice",
+    "bob",
+];
