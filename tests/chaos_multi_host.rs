@@ -193,9 +193,13 @@ impl Cluster {
         .map(|s| s.to_string())
         .collect();
         if docker_socket {
+            // The engine's socket, and (read-only) its storage, where the supervisor reads
+            // a sandbox's filesystem changes without Docker walking the whole image.
             args.extend([
                 "-v".into(),
                 "/var/run/docker.sock:/var/run/docker.sock".into(),
+                "-v".into(),
+                "/var/lib/docker:/var/lib/docker:ro".into(),
             ]);
         }
         args.extend(
