@@ -16,6 +16,10 @@ mod library;
 mod node;
 mod stats;
 
+/// The `cordon` binary's allocator, so the in-process rows measure what the service runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
