@@ -35,26 +35,26 @@ pub fn assess(settings: &Settings, args: AssessArgs) -> ExitCode {
     exit_status(&reports, &args.fail_on, unreadable)
 }
 
-/// Reads and assesses every file, spread over the machine's cores, in the given order.
+/// Reads and assesses every file in the given order, spread over the machine's cores when
+/// there are enough files to be worth a thread each.
 fn assess_all(
     files: &[PathBuf],
     origin: Origin,
     settings: &Settings,
 ) -> Vec<Result<FileReport, String>> {
+    let one = |path: &PathBuf| {
+        let source = read_source(path)?;
+        Ok(assess_one(path, &source, origin, settings))
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = files.len().div_ceil(cores).max(1);
+    if files.len() < 2 * cores {
+        return files.iter().map(one).collect();
+    }
+    let chunk = files.len().div_ceil(cores);
     std::thread::scope(|scope| {
         let workers: Vec<_> = files
             .chunks(chunk)
-            .map(|paths| {
-                scope.spawn(move || {
-                    let one = |path: &PathBuf| {
-                        let source = read_source(path)?;
-                        Ok(assess_one(path, &source, origin, settings))
-                    };
-                    paths.iter().map(one).collect::<Vec<_>>()
-                })
-            })
+            .map(|paths| scope.spawn(move || paths.iter().map(one).collect::<Vec<_>>()))
             .collect();
         workers
             .into_iter()
