@@ -288,6 +288,11 @@ pub struct NetworkSettings {
     pub proxy_port: u16,
     /// Docker network the proxy container reaches the outside through.
     pub upstream_network: String,
+    /// Image holding cordon at /usr/local/bin/cordon to run the proxy from; empty: the
+    /// sandbox image with the supervisor's own binary bind-mounted (it must then run on
+    /// the Docker host itself).
+    #[serde(default)]
+    pub proxy_image: String,
     /// IPv4 range the per-request internal networks are cut from (/28 each).
     pub subnet_pool: String,
 }

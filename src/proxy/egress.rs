@@ -1,13 +1,12 @@
 //! The supervisor's side of the egress proxy. `Egress` keeps one proxy container per host
 //! (`cordon-proxy-<host>`: the sandbox image with this very binary bind-mounted read-only,
-//! running `cordon proxy-worker` as nobody with no capabilities and a read-only root, on
+//! or `network.proxy_image` with its own, running `cordon proxy-worker` as nobody with no capabilities and a read-only root, on
 //! the upstream network), made on first use and remade if it dies. `open` gives one
 //! allowlist request a `Lease`: its own internal network with the proxy on it at a fixed
 //! address, a grant for that address, and the stream of the request's connection
 //! attempts. `close` (or dropping the lease) revokes the grant and removes the network.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,6 +32,8 @@ use crate::docker::labels;
 
 /// Where the binary is mounted in the proxy container.
 const BINARY_IN_CONTAINER: &str = "/cordon";
+/// Where cordon is in a `network.proxy_image` (the node image of deploy/node).
+const BINARY_IN_PROXY_IMAGE: &str = "/usr/local/bin/cordon";
 /// The proxy container's user: nobody.
 const PROXY_USER: &str = "65534:65534";
 const PROXY_MEMORY: i64 = 256 << 20;
@@ -155,14 +156,7 @@ impl Egress {
         if let Some(link) = slot.as_ref().filter(|l| l.alive.load(Ordering::SeqCst)) {
             return Ok(link.clone());
         }
-        let link = start_proxy(
-            &self.docker,
-            &self.host,
-            &self.image,
-            self.settings.proxy_port,
-            &self.settings.upstream_network,
-        )
-        .await?;
+        let link = start_proxy(&self.docker, &self.host, &self.image, &self.settings).await?;
         *slot = Some(link.clone());
         Ok(link)
     }
@@ -357,15 +351,14 @@ impl Link {
 async fn start_proxy(
     docker: &Docker,
     host: &str,
-    image: &str,
-    port: u16,
-    upstream: &str,
+    sandbox_image: &str,
+    settings: &NetworkSettings,
 ) -> Result<Arc<Link>, EgressError> {
     let fail = |action| move |source| EgressError::Container { action, source };
     let name = format!("cordon-proxy-{host}");
     let _ = crate::supervisor::reaper::force_remove(docker, &name).await;
-    let binary = std::env::current_exe().map_err(EgressError::Binary)?;
-    let body = proxy_config(host, image, port, upstream, binary);
+    let program = proxy_program(sandbox_image, settings)?;
+    let body = proxy_config(host, &program, settings);
     let options = CreateContainerOptions {
         name: Some(name),
         ..Default::default()
@@ -398,21 +391,49 @@ async fn start_proxy(
     }
 }
 
+/// Which image the proxy runs from, and where its cordon binary is in it.
+struct ProxyProgram {
+    image: String,
+    binary: &'static str,
+    /// `host path:container path:ro` when the binary is bind-mounted.
+    bind: Option<String>,
+}
+
+/// `network.proxy_image` with its own cordon when set (a supervisor in a container, whose
+/// own binary the engine cannot see); otherwise the sandbox image with this very binary
+/// bind-mounted read-only.
+fn proxy_program(
+    sandbox_image: &str,
+    settings: &NetworkSettings,
+) -> Result<ProxyProgram, EgressError> {
+    if !settings.proxy_image.is_empty() {
+        return Ok(ProxyProgram {
+            image: settings.proxy_image.clone(),
+            binary: BINARY_IN_PROXY_IMAGE,
+            bind: None,
+        });
+    }
+    let own = std::env::current_exe().map_err(EgressError::Binary)?;
+    Ok(ProxyProgram {
+        image: sandbox_image.to_string(),
+        binary: BINARY_IN_CONTAINER,
+        bind: Some(format!("{}:{BINARY_IN_CONTAINER}:ro", own.display())),
+    })
+}
+
 fn proxy_config(
     host: &str,
-    image: &str,
-    port: u16,
-    upstream: &str,
-    binary: PathBuf,
+    program: &ProxyProgram,
+    settings: &NetworkSettings,
 ) -> ContainerCreateBody {
     ContainerCreateBody {
-        image: Some(image.to_string()),
+        image: Some(program.image.clone()),
         entrypoint: Some(Vec::new()),
         cmd: Some(vec![
-            BINARY_IN_CONTAINER.into(),
+            program.binary.into(),
             "proxy-worker".into(),
             "--port".into(),
-            port.to_string(),
+            settings.proxy_port.to_string(),
         ]),
         user: Some(PROXY_USER.into()),
         env: Some(vec!["PATH=/usr/bin:/bin".into(), "RUST_LOG=warn".into()]),
@@ -428,11 +449,8 @@ fn proxy_config(
         stdin_once: Some(true),
         tty: Some(false),
         host_config: Some(HostConfig {
-            binds: Some(vec![format!(
-                "{}:{BINARY_IN_CONTAINER}:ro",
-                binary.display()
-            )]),
-            network_mode: Some(upstream.to_string()),
+            binds: program.bind.clone().map(|bind| vec![bind]),
+            network_mode: Some(settings.upstream_network.clone()),
             cap_drop: Some(vec!["ALL".into()]),
             security_opt: Some(vec!["no-new-privileges".into()]),
             readonly_rootfs: Some(true),

@@ -30,12 +30,14 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 const REVOKE_WAIT: Duration = Duration::from_secs(3);
 /// Reports waiting for stdout; a full queue slows connections down, never grows.
 const REPORT_QUEUE: usize = 1024;
+/// Pause after a failed accept (out of descriptors), so the loop does not spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// One request's grant and its running totals.
 struct Grant {
     key: String,
     policy: Policy,
-    attempts: AtomicU32,
+    attempts: AtomicU64,
     bytes: AtomicU64,
     live: AtomicU32,
     revoked: watch::Sender<bool>,
@@ -54,11 +56,12 @@ pub async fn run(port: u16) -> std::io::Result<()> {
     tokio::pin!(control);
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
-                if let Ok((stream, _)) = accepted {
-                    dispatch(stream, &grants, &reports);
-                }
-            }
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => dispatch(stream, &grants, &reports),
+                // Out of descriptors, most likely: back off instead of spinning on a
+                // listener that stays ready.
+                Err(_) => tokio::time::sleep(ACCEPT_BACKOFF).await,
+            },
             _ = &mut control => return Ok(()),
         }
     }
@@ -137,7 +140,7 @@ async fn apply(command: Command, grants: &Grants, reports: &mpsc::Sender<Report>
             let grant = Grant {
                 key: key.clone(),
                 policy,
-                attempts: AtomicU32::new(0),
+                attempts: AtomicU64::new(0),
                 bytes: AtomicU64::new(0),
                 live: AtomicU32::new(0),
                 revoked: watch::channel(false).0,
@@ -167,7 +170,7 @@ async fn revoke(grant: &Grant, reports: &mpsc::Sender<Report>) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let attempts = grant.attempts.load(Ordering::SeqCst);
-    let over = attempts.saturating_sub(grant.policy.max_connections);
+    let over = attempts.saturating_sub(u64::from(grant.policy.max_connections));
     if over > 0 {
         let attempt = Attempt {
             method: "?".into(),
@@ -184,8 +187,11 @@ async fn revoke(grant: &Grant, reports: &mpsc::Sender<Report>) {
 
 /// Serves one connection; `None` when it is past the connection cap (counted, not reported).
 async fn serve(mut client: TcpStream, grant: &Grant) -> Option<Attempt> {
-    let number = grant.attempts.fetch_add(1, Ordering::SeqCst) + 1;
-    if number > grant.policy.max_connections {
+    let number = grant
+        .attempts
+        .fetch_add(1, Ordering::SeqCst)
+        .saturating_add(1);
+    if number > u64::from(grant.policy.max_connections) {
         let _ = client.write_all(&denial("connection cap reached")).await;
         return None;
     }

@@ -175,6 +175,19 @@ fn egress_sysctls(spec: &SandboxSpec) -> Option<HashMap<String, String>> {
 }
 
 /// `none`, or the request's own network.
+/// Upstream DNS for an allowlist sandbox: an address that never answers (TEST-NET-1,
+/// RFC 5737). Docker's embedded resolver on the request's internal network would
+/// otherwise forward outside names to the host's resolvers on engines before 23.0.11
+/// (CVE-2024-29018), a channel out that bypasses the proxy. The sandbox needs no DNS: its
+/// proxy is named by address and the proxy resolves names itself.
+fn egress_dns(spec: &SandboxSpec) -> Option<Vec<String>> {
+    spec.egress
+        .as_ref()
+        .map(|_| vec![UNANSWERED_DNS.to_string()])
+}
+
+const UNANSWERED_DNS: &str = "192.0.2.1";
+
 fn network_mode(spec: &SandboxSpec) -> String {
     match &spec.egress {
         Some(egress) => egress.network.clone(),
@@ -195,6 +208,7 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
         shm_size: Some(clamp_i64(limits.tmpfs_bytes)),
         network_mode: Some(network_mode(spec)),
         sysctls: egress_sysctls(spec),
+        dns: egress_dns(spec),
         memory: Some(memory),
         memory_swap: Some(memory),
         nano_cpus: Some((limits.cpus * 1e9).round() as i64),
@@ -320,6 +334,8 @@ mod tests {
         assert_eq!(host.network_mode.as_deref(), Some("cordon-net-x"));
         assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
         assert_eq!(host.sysctls.unwrap()["net.ipv6.conf.all.disable_ipv6"], "1");
+        // Docker's resolver must have nowhere to forward a name (no DNS channel out).
+        assert_eq!(host.dns, Some(vec![UNANSWERED_DNS.to_string()]));
         let env = body.env.unwrap();
         assert!(env.contains(&"HTTPS_PROXY=http://10.213.0.2:3128".to_string()));
         assert!(env.contains(&"http_proxy=http://10.213.0.2:3128".to_string()));
