@@ -80,5 +80,5 @@ async fn run_and_read(
         Some(Ok(status)) if status.status_code == 0 => {}
         other => return Err(format!("the program did not exit 0: {other:?}")),
     }
-    Ok(cordon::supervisor::changes::read_changes(docker, id).await)
+    Ok(cordon::supervisor::changes::read_changes(docker, id, None).await)
 }

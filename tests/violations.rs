@@ -206,38 +206,35 @@ async fn a_memory_bomb_is_killed_for_memory_as_it_reaches_the_limit() {
     p.no_sandbox_left();
 }
 
-/// A fork bomb is killed for pids as soon as the pids limit is exhausted. It fills 32 pids
-/// within milliseconds of starting, so the kill must follow the start closely. (Whether a
-/// process gets to see its fork fail before the monitor's kill lands is a race, so the test
-/// measures from the start.)
-#[tokio::test]
-async fn a_fork_bomb_is_killed_for_pids_as_it_exhausts_the_limit() {
-    let _serial = ONE_AT_A_TIME.lock().await;
-    let p = Pipeline::start("fork-bomb").await;
-    let code = "import os, time\nprint('STARTED', time.time())\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n";
+/// Runs a pid bomb that prints `STARTED <time>` before it begins and checks it is killed
+/// for pids soon after. Bombs fill 32 pids within milliseconds of starting; whether a
+/// process gets to see its fork fail before the monitor's kill lands is a race, so the kill
+/// is measured from the start.
+async fn assert_pid_bomb_killed_soon_after_start(name: &str, code: &str) {
+    let p = Pipeline::start(name).await;
     let (result, exited_at) = p.violate(&untrusted(code, None), ViolationKind::Pids).await;
     let started = *marked_times(&result.stdout, "STARTED")
         .first()
         .expect("start printed");
-    assert_ended_soon_after("fork bomb", started, exited_at, MONITOR_KILL_WITHIN_MS);
+    assert_ended_soon_after(name, started, exited_at, MONITOR_KILL_WITHIN_MS);
     assert!(wall_ms(&result) < TIMEOUT_MS / 2, "{}", brief(&result));
     p.no_sandbox_left();
 }
 
-/// Threads that only sleep still count: a thread bomb is killed for pids, measured from its
-/// start like the fork bomb.
+/// A fork bomb is killed for pids as soon as the pids limit is exhausted.
+#[tokio::test]
+async fn a_fork_bomb_is_killed_for_pids_as_it_exhausts_the_limit() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let code = "import os, time\nprint('STARTED', time.time())\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n";
+    assert_pid_bomb_killed_soon_after_start("fork-bomb", code).await;
+}
+
+/// Threads that only sleep still count: a thread bomb is killed for pids.
 #[tokio::test]
 async fn a_bomb_of_sleeping_threads_is_killed_for_pids() {
     let _serial = ONE_AT_A_TIME.lock().await;
-    let p = Pipeline::start("thread-bomb").await;
     let code = "import threading, time\nprint('STARTED', time.time())\nwhile True:\n    try:\n        threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n    except RuntimeError:\n        time.sleep(3600)\n";
-    let (result, exited_at) = p.violate(&untrusted(code, None), ViolationKind::Pids).await;
-    let started = *marked_times(&result.stdout, "STARTED")
-        .first()
-        .expect("start printed");
-    assert_ended_soon_after("thread bomb", started, exited_at, MONITOR_KILL_WITHIN_MS);
-    assert!(wall_ms(&result) < TIMEOUT_MS / 2, "{}", brief(&result));
-    p.no_sandbox_left();
+    assert_pid_bomb_killed_soon_after_start("thread-bomb", code).await;
 }
 
 /// One output flood: the program, the stream it floods, and the output it must keep.

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bollard::models::{ChangeType, FilesystemChange};
+use bollard::models::{ChangeType, ContainerInspectResponse, FilesystemChange};
 use bollard::query_parameters::InspectContainerOptions;
 use bollard::Docker;
 
@@ -24,8 +24,17 @@ const DIFF_WAIT: Duration = Duration::from_secs(15);
 
 /// The changes of `container_id`, bounded; when Docker cannot say, the lists are empty
 /// and `error` says why (so the audit log records that they are unknown, not empty).
-pub async fn read_changes(docker: &Docker, container_id: &str) -> FsChanges {
-    if let Some(layers) = overlay_layers(docker, container_id).await {
+/// `layers`: its overlay directories when the caller has already inspected it.
+pub async fn read_changes(
+    docker: &Docker,
+    container_id: &str,
+    layers: Option<OverlayLayers>,
+) -> FsChanges {
+    let layers = match layers {
+        Some(layers) => Some(layers),
+        None => overlay_layers(docker, container_id).await,
+    };
+    if let Some(layers) = layers {
         let walked = tokio::task::spawn_blocking(move || layers.changes()).await;
         if let Ok(Some((changes, beyond))) = walked {
             let mut bounded = bound_changes(changes);
@@ -66,7 +75,7 @@ pub fn bound_changes(changes: Vec<FilesystemChange>) -> FsChanges {
 }
 
 /// A container's overlay directories: the writable upper one and the image's lower ones.
-struct OverlayLayers {
+pub struct OverlayLayers {
     upper: PathBuf,
     lowers: Vec<PathBuf>,
 }
@@ -78,16 +87,22 @@ async fn overlay_layers(docker: &Docker, container_id: &str) -> Option<OverlayLa
         .inspect_container(container_id, None::<InspectContainerOptions>)
         .await
         .ok()?;
-    let data = inspected.graph_driver?.data;
-    let upper = PathBuf::from(data.get("UpperDir")?);
-    let lowers = data
-        .get("LowerDir")
-        .map(|dirs| dirs.split(':').map(PathBuf::from).collect())
-        .unwrap_or_default();
-    upper.is_dir().then_some(OverlayLayers { upper, lowers })
+    OverlayLayers::of(&inspected)
 }
 
 impl OverlayLayers {
+    /// The overlay directories an inspection names, when this process can read the upper
+    /// one.
+    pub fn of(inspected: &ContainerInspectResponse) -> Option<OverlayLayers> {
+        let data = &inspected.graph_driver.as_ref()?.data;
+        let upper = PathBuf::from(data.get("UpperDir")?);
+        let lowers = data
+            .get("LowerDir")
+            .map(|dirs| dirs.split(':').map(PathBuf::from).collect())
+            .unwrap_or_default();
+        upper.is_dir().then_some(OverlayLayers { upper, lowers })
+    }
+
     /// Every path in the upper directory as Docker names it: a whiteout is a deletion, a
     /// path the image also has is a change, anything else an addition. Keeps a little more
     /// than the audit entry does and counts the rest (second value). `None` when the

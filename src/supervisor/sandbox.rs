@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 
 use bollard::container::AttachContainerResults;
 use bollard::errors::Error as BollardError;
-use bollard::models::{ContainerCreateBody, ContainerState};
+use bollard::models::{ContainerCreateBody, ContainerInspectResponse};
 use bollard::query_parameters::{
     CreateContainerOptions, InspectContainerOptions, StartContainerOptions,
 };
 use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
 
-use super::changes::read_changes;
+use super::changes::{read_changes, OverlayLayers};
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits};
 use super::pool::WarmContainer;
@@ -64,9 +64,9 @@ pub async fn run_sandbox(
         },
     )
     .await;
-    let outcome = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
+    let ran = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
     let record = spec.record_fs_changes;
-    remove_after_run(docker, guard, (container_id, record), outcome, &lifecycle).await
+    remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
 }
 
 /// Runs `code` in `warm` (a sandbox of the pool, made for this spec's shape), or in a
@@ -92,7 +92,7 @@ pub async fn run_sandbox_warm(
     };
     emit(&lifecycle, created).await;
     let started = Instant::now();
-    let outcome = watch_to_end(
+    let ran = watch_to_end(
         docker,
         spec,
         &container_id,
@@ -102,12 +102,15 @@ pub async fn run_sandbox_warm(
         started,
     )
     .await
-    .map(|outcome| SandboxOutcome {
-        warm: true,
-        ..outcome
+    .map(|ran| Ran {
+        outcome: SandboxOutcome {
+            warm: true,
+            ..ran.outcome
+        },
+        ..ran
     });
     let record = spec.record_fs_changes;
-    remove_after_run(docker, guard, (container_id, record), outcome, &lifecycle).await
+    remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
 }
 
 /// Reads the container's filesystem changes (when `record_changes`), removes it and
@@ -117,11 +120,15 @@ async fn remove_after_run(
     docker: &Docker,
     mut guard: RemovalGuard,
     (container_id, record_changes): (String, bool),
-    outcome: Result<SandboxOutcome, SandboxError>,
+    ran: Result<Ran, SandboxError>,
     lifecycle: &Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
+    let (outcome, layers) = match ran {
+        Ok(Ran { outcome, layers }) => (Ok(outcome), layers),
+        Err(e) => (Err(e), None),
+    };
     let changes = match record_changes {
-        true => Some(read_changes(docker, &container_id).await),
+        true => Some(read_changes(docker, &container_id, layers).await),
         false => None,
     };
     match force_remove(docker, &container_id).await {
@@ -190,12 +197,19 @@ async fn supervise(
     code: &str,
     kills: &mut Receiver<Violation>,
     lifecycle: &Sender<Lifecycle>,
-) -> Result<SandboxOutcome, SandboxError> {
+) -> Result<Ran, SandboxError> {
     let streams = attach(docker, container_id).await?;
     start(docker, container_id).await?;
     let started = Instant::now();
     let input = (streams, code);
     watch_to_end(docker, spec, container_id, input, kills, lifecycle, started).await
+}
+
+/// How a run ended, and the container's overlay directories read by the same inspection
+/// (for its filesystem changes, read before removal).
+struct Ran {
+    outcome: SandboxOutcome,
+    layers: Option<OverlayLayers>,
 }
 
 /// From `started` (when the code begins to go in): reports `Started`, feeds and watches
@@ -208,7 +222,7 @@ async fn watch_to_end(
     kills: &mut Receiver<Violation>,
     lifecycle: &Sender<Lifecycle>,
     started: Instant,
-) -> Result<SandboxOutcome, SandboxError> {
+) -> Result<Ran, SandboxError> {
     let container = container_id.to_string();
     emit(
         lifecycle,
@@ -219,14 +233,15 @@ async fn watch_to_end(
     .await;
     let mut watch = Watch::new(docker, container_id, spec);
     watch.run(streams, code, kills, started).await;
-    let (exit_code, oom_killed) = settle(docker, container_id).await?;
+    let (exit_code, oom_killed, layers) = settle(docker, container_id).await?;
     let exited = Lifecycle::Exited {
         container_id: container,
         exit_code,
         oom_killed,
     };
     emit(lifecycle, exited).await;
-    Ok(watch.into_outcome(started, exit_code, oom_killed))
+    let outcome = watch.into_outcome(started, exit_code, oom_killed);
+    Ok(Ran { outcome, layers })
 }
 
 pub(super) async fn attach(
@@ -242,9 +257,15 @@ pub(super) async fn attach(
 }
 
 /// Makes sure the container has stopped (killing it if the watch gave up on it), then
-/// reads its exit code and whether the kernel OOM-killed something in it.
-async fn settle(docker: &Docker, container_id: &str) -> Result<(Option<i64>, bool), SandboxError> {
-    let mut state = inspect_state(docker, container_id).await?;
+/// reads its exit code, whether the kernel OOM-killed something in it, and (from the same
+/// inspection) its overlay directories.
+async fn settle(
+    docker: &Docker,
+    container_id: &str,
+) -> Result<(Option<i64>, bool, Option<OverlayLayers>), SandboxError> {
+    let inspected = inspect(docker, container_id).await?;
+    let layers = OverlayLayers::of(&inspected);
+    let mut state = inspected.state.unwrap_or_default();
     if state.running == Some(true) {
         tracing::warn!(
             container = container_id,
@@ -252,27 +273,29 @@ async fn settle(docker: &Docker, container_id: &str) -> Result<(Option<i64>, boo
         );
         kill(docker, container_id).await;
         let _ = tokio::time::timeout(STOP_WAIT, wait_stopped(docker, container_id)).await;
-        state = inspect_state(docker, container_id).await?;
+        state = inspect(docker, container_id)
+            .await?
+            .state
+            .unwrap_or_default();
     }
     let exit_code = match state.running {
         Some(true) => None,
         _ => state.exit_code,
     };
-    Ok((exit_code, state.oom_killed.unwrap_or(false)))
+    Ok((exit_code, state.oom_killed.unwrap_or(false), layers))
 }
 
-async fn inspect_state(
+async fn inspect(
     docker: &Docker,
     container_id: &str,
-) -> Result<ContainerState, SandboxError> {
-    let inspected = docker
+) -> Result<ContainerInspectResponse, SandboxError> {
+    docker
         .inspect_container(container_id, None::<InspectContainerOptions>)
         .await
         .map_err(|source| SandboxError::Inspect {
             container: container_id.to_string(),
             source,
-        })?;
-    Ok(inspected.state.unwrap_or_default())
+        })
 }
 
 impl SandboxError {
