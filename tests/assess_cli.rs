@@ -1,7 +1,8 @@
 //! `cordon assess` as a user or a CI job meets it: the JSON array with one object per file,
 //! a SARIF 2.1.0 log whose rule indexes hold together, text for people, exit status
-//! following `--fail-on`, a clear error for a file it cannot read, and Bandit merged in for
-//! real when enabled (set-up installs it from PyPI; `scripts/setup` does when missing).
+//! following `--fail-on`, a clear error for a file it cannot read, and Bandit and Semgrep
+//! merged in for real when enabled (`scripts/setup` installs both from PyPI when missing;
+//! the Bandit test also installs it itself).
 
 mod pipeline_support;
 
@@ -232,13 +233,7 @@ fn bandit_findings_are_merged_when_enabled_and_missing_bandit_is_reported() {
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
     assert!(rules.iter().any(|r| r.starts_with("BANDIT-B")), "{report}");
-    let bandit_run = report["analysers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["name"] == "bandit")
-        .expect("bandit is listed");
-    assert_eq!(bandit_run["status"], "ok", "{report}");
+    assert_eq!(analyser(report, "bandit")["status"], "ok", "{report}");
     let missing = [
         ("CORDON__ANALYSERS__BANDIT", "true"),
         ("CORDON__ANALYSERS__BANDIT_BIN", "/no/such/bandit"),
@@ -251,6 +246,66 @@ fn bandit_findings_are_merged_when_enabled_and_missing_bandit_is_reported() {
         .unwrap()
         .iter()
         .all(|f| !f["rule"].as_str().unwrap().starts_with("BANDIT")));
+}
+
+#[test]
+fn semgrep_findings_from_local_rules_are_merged_and_a_late_semgrep_is_reported() {
+    let semgrep = which("semgrep").expect("semgrep on PATH: scripts/setup installs it");
+    let files = Files::new();
+    let rules = files.dir.path().join("rules");
+    std::fs::create_dir(&rules).unwrap();
+    std::fs::write(
+        rules.join("pickle.yaml"),
+        "rules:\n  - id: pickle-loads\n    languages: [python]\n    severity: ERROR\n    \
+         message: pickle.loads runs code chosen by whoever wrote the data\n    \
+         pattern: pickle.loads(...)\n",
+    )
+    .unwrap();
+    let program = files.write("load.py", PICKLE);
+    let rules_dir = rules.to_str().unwrap();
+    let enabled = |budget_ms: &'static str| {
+        [
+            ("CORDON__ANALYSERS__SEMGREP", "true"),
+            ("CORDON__ANALYSERS__SEMGREP_BIN", semgrep.as_str()),
+            ("CORDON__ANALYSERS__SEMGREP_RULES", rules_dir),
+            ("CORDON__ANALYSERS__BUDGET_MS", budget_ms),
+        ]
+    };
+    let output = assess_with_env(&[&program], &["--format", "json"], &enabled("60000"));
+    let report = &stdout_json(&output)[0];
+    let merged = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"].as_str().unwrap().ends_with("pickle-loads"))
+        .unwrap_or_else(|| panic!("no Semgrep finding in {report}"));
+    assert!(merged["rule"].as_str().unwrap().starts_with("SEMGREP-"));
+    assert_eq!(merged["line"], 2, "{report}");
+    assert_eq!(analyser(report, "semgrep")["status"], "ok", "{report}");
+
+    // Semgrep needs far more than 50 ms to start: it is killed, said to be late, and the
+    // native analyser alone decides (its own pickle finding is still there).
+    let output = assess_with_env(&[&program], &["--format", "json"], &enabled("50"));
+    let report = &stdout_json(&output)[0];
+    assert_eq!(analyser(report, "semgrep")["status"], "timeout", "{report}");
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.iter().all(|r| !r.starts_with("SEMGREP")), "{report}");
+    assert!(!rules.is_empty(), "the native findings stay: {report}");
+}
+
+/// The entry for one analyser in a file's `analysers` list.
+fn analyser<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["analysers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not listed in {report}"))
 }
 
 /// The bandit executable, installed from PyPI when it is not on PATH yet.
