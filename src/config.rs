@@ -34,6 +34,8 @@ pub struct Settings {
     pub analysers: AnalyserSettings,
     /// Egress for `network: allowlist` requests (see `proxy`).
     pub network: NetworkSettings,
+    /// The highest trust level each client may ask for.
+    pub clients: ClientSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -266,6 +268,23 @@ impl Default for AnalyserSettings {
             semgrep_rules: String::new(),
             budget_ms: 5000,
         }
+    }
+}
+
+/// The highest trust level each client may ask for. The client is the `<client>` of the
+/// submit subject, which a permissioned bus (deploy/nats) lets only that user publish on.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClientSettings {
+    /// The ceiling of a client not named in `trust`.
+    pub max_trust: TrustLevel,
+    /// Ceilings by client name.
+    #[serde(default)]
+    pub trust: std::collections::BTreeMap<String, TrustLevel>,
+}
+
+impl ClientSettings {
+    pub fn max_trust_of(&self, client: &str) -> TrustLevel {
+        self.trust.get(client).copied().unwrap_or(self.max_trust)
     }
 }
 

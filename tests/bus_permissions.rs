@@ -470,6 +470,51 @@ async fn the_pipeline_runs_with_every_actor_on_its_own_credentials() {
     assert_eq!(received.body["submitter"], "alice", "{:?}", received.body);
 }
 
+/// Trust follows the name the server vouches for: with `[clients]` as deploy/cordon.toml
+/// sets it, bob's request for `trusted` is rejected (and audited) while alice gets
+/// trusted limits.
+#[tokio::test]
+async fn a_client_gets_no_more_trust_than_config_gives_its_name() {
+    let nats = permissioned_nats();
+    let secrets = tempfile::tempdir().unwrap();
+    let mut config = node_config(secrets.path());
+    config
+        .push_str("\n[clients]\nmax_trust = \"untrusted\"\n[clients.trust]\nalice = \"trusted\"\n");
+    let node = Node::up(&nats, "bus-permissions-trust", &config);
+    let alice = Client::connect(&nats.url, &client_settings(secrets.path(), "alice").nats)
+        .await
+        .unwrap();
+    let bob = Client::connect(&nats.url, &client_settings(secrets.path(), "bob").nats)
+        .await
+        .unwrap();
+    let wait = Duration::from_secs(90);
+
+    let bob_id = Client::new_request_id();
+    let refused = bob
+        .run(&bob_id, &request("print('as trusted')", "trusted"), wait)
+        .await
+        .unwrap();
+    assert_eq!(refused.status, Status::Rejected, "{refused:?}");
+    let error = refused.error.expect("an error");
+    assert_eq!(error.code, "trust_not_allowed");
+    assert!(error.message.contains("\"bob\""), "{}", error.message);
+    let kinds = audit_kinds(&node.audit_dir(), &bob_id);
+    assert!(kinds.contains(&"rejected".to_string()), "{kinds:?}");
+
+    let alice_id = Client::new_request_id();
+    let ran = alice
+        .run(&alice_id, &request("print('as trusted')", "trusted"), wait)
+        .await
+        .unwrap();
+    assert_eq!(ran.status, Status::Completed, "{ran:?}");
+    let defaults = Settings::load(None).unwrap().limits;
+    let limits = ran.limits.expect("limits");
+    assert!(
+        limits.memory_bytes > defaults.untrusted.memory_bytes,
+        "alice ran with {limits:?}"
+    );
+}
+
 /// The Python client, as alice, works against the permissioned bus too: it submits,
 /// reads its results and watches its own violation events.
 #[test]

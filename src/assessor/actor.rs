@@ -25,7 +25,9 @@ use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest, ExecResult, Statu
 use crate::protocol::grant::HeldRequest;
 use crate::protocol::{now_ms, Envelope, Subject};
 
-use super::validate::{check_network, validate_client, validate_request, validate_request_id};
+use super::validate::{
+    check_network, check_trust, validate_client, validate_request, validate_request_id,
+};
 
 const NAME: &str = "assessor";
 
@@ -94,6 +96,7 @@ impl State {
             );
         }
         let validated = validate_request(envelope.body.clone(), &self.settings.caps)
+            .and_then(|job| check_trust(job, &request.client, &self.settings.clients))
             .and_then(|job| check_network(job, &self.settings.network));
         let outcome = match validated {
             Ok(job) => self.assess_and_forward(&envelope, &request, job).await,

@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::config::{Caps, NetworkSettings};
+use crate::config::{Caps, ClientSettings, NetworkSettings};
 use crate::protocol::assessor::{Job, Origin, TrustLevel};
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest};
 use crate::protocol::scheduler::Network;
@@ -79,6 +79,23 @@ pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorI
         client: request.client,
         network,
     })
+}
+
+/// Refuses a trust level above what the settings allow `client` (the submitter the
+/// subject names) to ask for: a request cannot raise its own limits by saying `trusted`.
+pub fn check_trust(job: Job, client: &str, settings: &ClientSettings) -> Result<Job, ErrorInfo> {
+    let ceiling = settings.max_trust_of(client);
+    if job.trust > ceiling {
+        return Err(ErrorInfo::new(
+            ErrorCode::TrustNotAllowed,
+            format!(
+                "client {client:?} may ask for trust level {} at most, not {}",
+                ceiling.as_str(),
+                job.trust.as_str()
+            ),
+        ));
+    }
+    Ok(job)
 }
 
 /// Refuses `network: allowlist` at a trust level the settings do not allow it for: the
@@ -189,6 +206,32 @@ mod tests {
         let mut odd = request(b"print(1)");
         odd.network = Some("bridge".into());
         assert_eq!(code_of(odd), "unknown_network");
+    }
+
+    #[test]
+    fn a_client_asks_for_no_more_trust_than_config_gives_it() {
+        let config = "[clients]\nmax_trust = \"untrusted\"\n[clients.trust]\nalice = \"trusted\"\nAlice2 = \"unknown\"\n";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cordon.toml");
+        std::fs::write(&file, config).unwrap();
+        let settings = Settings::load(Some(&file)).unwrap().clients;
+        let mut asked = request(b"print(1)");
+        asked.trust = Some("trusted".into());
+        let trusted = validate_request(asked, &caps()).unwrap();
+        assert!(check_trust(trusted.clone(), "alice", &settings).is_ok());
+        let error = check_trust(trusted.clone(), "bob", &settings).unwrap_err();
+        assert_eq!(error.code, "trust_not_allowed");
+        assert!(error.message.contains("\"bob\""), "{}", error.message);
+        assert!(error.message.contains("untrusted"), "{}", error.message);
+        // Names are compared exactly as NATS subjects are: case and all.
+        let error = check_trust(trusted, "Alice2", &settings).unwrap_err();
+        assert!(
+            error.message.contains("unknown at most"),
+            "{}",
+            error.message
+        );
+        let plain = validate_request(request(b"print(1)"), &caps()).unwrap();
+        assert!(check_trust(plain, "bob", &settings).is_ok());
     }
 
     #[test]

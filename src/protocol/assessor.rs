@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How much the submitter is trusted; picks the base limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// How much the submitter is trusted; picks the base limits. Ordered from least to most
+/// trusted, so a client's ceiling (`[clients]`) compares with `<=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TrustLevel {
     Untrusted,
