@@ -1,5 +1,5 @@
-//! `assess`: the pipeline for one program: size and nesting checks, recovering parse,
-//! scan, program-level combinations, constant `exec` strings analysed as code, report.
+//! `assess`: the pipeline for one program: size check, recovering parse, nesting check
+//! (`limits`), scan, program-level combinations, constant `exec` strings analysed as code, report.
 //!
 //! The public entry point of the assessor library; the actor calls it per job. It never
 //! panics to its caller: a panic inside the analysis becomes a HIGH finding.
@@ -10,7 +10,8 @@ use crate::protocol::assessor::{Assessment, Origin};
 
 use super::combine::combine;
 use super::limits::{
-    deep_spot, nesting_within_limit, MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET,
+    deep_spot, drop_deep_tree, nesting_within_limit, parsed_nesting_within_limit,
+    MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET, PARSE_FIRST_BYTES,
 };
 use super::parser;
 use super::policy::{CompiledSignatures, Policy};
@@ -57,10 +58,15 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
     if source.len() > MAX_SOURCE_BYTES {
         return vec![hit(rules::TOO_LARGE, 0)];
     }
-    if !nesting_within_limit(source) {
-        return vec![hit(rules::TOO_DEEP, deep_spot(source))];
+    let too_deep = || vec![hit(rules::TOO_DEEP, deep_spot(source))];
+    if source.len() > PARSE_FIRST_BYTES && !nesting_within_limit(source) {
+        return too_deep();
     }
     let module = parser::parse(source);
+    if !parsed_nesting_within_limit(&module) {
+        drop_deep_tree(module);
+        return too_deep();
+    }
     let mut known = Vec::new();
     if run.signatures.wants_code_hash()
         && run.signatures.known_code(&normalised_hash(&module, source))

@@ -1,10 +1,12 @@
 //! The assessor's safety limits: how big and how deeply nested a program may be before it
 //! is refused, and the budgets that keep constant folding and nested analysis bounded.
 //!
-//! `assess` calls [`check_nesting`] before parsing, because ruff's parser and the tree it
-//! builds (and drops) are recursive: a program past these limits is never parsed.
+//! The tree ruff builds is dropped recursively, so its nesting is checked before anything
+//! walks or drops it: a program up to [`PARSE_FIRST_BYTES`] is parsed first and checked
+//! from the parser's own tokens (a too-deep tree is dropped on a thread with a large
+//! stack); a larger one is lexed first and never parsed when too deep.
 
-use super::parser::{shape_tokens, Shape};
+use super::parser::{shape_tokens, Module, Shape};
 
 /// Largest program analysed, bytes (matches `caps.max_code_bytes`).
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
@@ -15,6 +17,16 @@ pub const MAX_SOURCE_BYTES: usize = 1 << 20;
 /// with a 2 MiB stack, the full pipeline survives 400 nested `if`s and 800 nested calls,
 /// lists or `not`s, so 200 keeps at least a factor of two in hand.
 pub const MAX_NESTING: u32 = 200;
+
+/// Largest program parsed before its nesting is known. ruff's parser grows its stack on
+/// the heap: the deepest program of this size (16 000 unary minus signs) parses in about
+/// 17 MiB and 10 ms, and its tree drops within 1 MiB of stack (release; 8 MiB debug).
+/// Lexing first would cost as much again as the parser's own lexing on every program.
+pub const PARSE_FIRST_BYTES: usize = 16 * 1024;
+
+/// Stack of the thread that drops a too-deep tree (at most [`PARSE_FIRST_BYTES`] levels);
+/// reserved, not touched, beyond what the drop uses.
+const DEEP_DROP_STACK_BYTES: usize = 64 << 20;
 
 /// Deepest the scanner recurses into the tree; a second guard behind `MAX_NESTING`.
 pub const MAX_WALK_DEPTH: u32 = 256;
@@ -58,13 +70,45 @@ pub const MAX_FINDINGS: usize = 128;
 /// Estimates the nesting depth of `source` from its tokens alone and reports whether it
 /// stays within [`MAX_NESTING`]. Stops lexing as soon as the limit is passed.
 pub fn nesting_within_limit(source: &str) -> bool {
+    within_limit(|each| shape_tokens(source, each))
+}
+
+/// The same estimate over the tokens the parser read for `module`.
+pub fn parsed_nesting_within_limit(module: &Module) -> bool {
+    within_limit(|each| module.for_each_shape(each))
+}
+
+fn within_limit(feed: impl FnOnce(&mut dyn FnMut(Shape) -> bool)) -> bool {
     let mut estimate = NestingEstimate::default();
     let mut within = true;
-    shape_tokens(source, |shape| {
+    feed(&mut |shape| {
         within = estimate.push(shape) <= MAX_NESTING;
         within
     });
     within
+}
+
+/// Drops the tree of a program past [`MAX_NESTING`] on a thread whose stack its
+/// recursive drop fits in. Should no thread start, the tree is leaked rather than risk
+/// overflowing the caller's stack (logged: it means the process is out of threads).
+pub fn drop_deep_tree(module: Module) {
+    let (hand_over, receive) = std::sync::mpsc::sync_channel::<Module>(1);
+    let dropper = std::thread::Builder::new()
+        .name("cordon-deep-drop".into())
+        .stack_size(DEEP_DROP_STACK_BYTES)
+        .spawn(move || drop(receive.recv()));
+    match dropper {
+        Ok(handle) => {
+            if let Err(returned) = hand_over.send(module) {
+                std::mem::forget(returned.0);
+            }
+            let _ = handle.join();
+        }
+        Err(error) => {
+            tracing::error!(%error, "no thread to drop a too-deep program's tree; leaking it");
+            std::mem::forget(module);
+        }
+    }
 }
 
 /// Running depth estimate: indentation + open brackets + chained operators in the

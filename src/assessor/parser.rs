@@ -26,7 +26,9 @@ pub struct SyntaxError {
 }
 
 /// Parses `source`, recovering from errors so that later statements are still present.
-/// The caller must have checked the nesting with [`shape_tokens`] first.
+/// ruff's parser grows its stack on the heap, so any nesting parses; the tree it builds
+/// is dropped recursively, so the caller checks [`Module::for_each_shape`] before
+/// dropping it on an ordinary stack (or checks [`shape_tokens`] before parsing at all).
 pub fn parse(source: &str) -> Module {
     let parsed = ruff_python_parser::parse_unchecked_source(source, ast::PySourceType::Python);
     Module { parsed }
@@ -46,6 +48,16 @@ impl Module {
                 T::Comment | T::NonLogicalNewline | T::Indent | T::Dedent | T::EndOfFile => {}
                 T::Newline => each("\n"),
                 _ => each(source.get(token.range().to_std_range()).unwrap_or("")),
+            }
+        }
+    }
+
+    /// Feeds the shape of every token the parser read to `each` until it returns `false`:
+    /// the same shapes [`shape_tokens`] gives, without lexing again.
+    pub fn for_each_shape(&self, mut each: impl FnMut(Shape) -> bool) {
+        for token in self.parsed.tokens().iter() {
+            if token.kind() == TokenKind::EndOfFile || !each(shape_of(token.kind())) {
+                return;
             }
         }
     }

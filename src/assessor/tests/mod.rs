@@ -52,8 +52,13 @@ fn level(expected: Level, source: &str) {
 
 /// Runs `f` on a thread with a 2 MiB stack, like a default worker thread.
 fn on_small_stack(f: impl FnOnce() -> Assessment + Send + 'static) -> Assessment {
+    on_stack(2 << 20, f)
+}
+
+/// Runs `f` on a thread with a stack of `bytes`.
+fn on_stack(bytes: usize, f: impl FnOnce() -> Assessment + Send + 'static) -> Assessment {
     std::thread::Builder::new()
-        .stack_size(2 << 20)
+        .stack_size(bytes)
         .spawn(f)
         .expect("spawn")
         .join()

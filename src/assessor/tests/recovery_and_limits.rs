@@ -99,6 +99,36 @@ fn long_operator_and_call_chains() {
 }
 
 #[test]
+fn deep_programs_small_enough_to_parse_first_are_refused_on_a_small_stack() {
+    // Up to PARSE_FIRST_BYTES a program is parsed before its nesting is checked: the
+    // deepest trees of that size are still refused, and dropped without overflowing even
+    // a 256 KiB stack (dropped on the caller's stack, they need 1-2 MiB in a debug build).
+    let limit = crate::assessor::limits::PARSE_FIRST_BYTES;
+    let samples = [
+        format!("x = {}1\n", "-".repeat(limit - 10)),
+        format!(
+            "x = {}{}\n",
+            "[".repeat(limit / 2 - 4),
+            "]".repeat(limit / 2 - 4)
+        ),
+        format!("x = 1{}\n", "+1".repeat(limit / 2 - 4)),
+        format!("f{}\n", "()".repeat(limit / 2 - 2)),
+        format!("x = {}y\n", "not ".repeat(limit / 4 - 2)),
+        format!("x = {}1\n", "lambda: ".repeat(limit / 8 - 1)),
+        format!(
+            "x = {}1{}\n",
+            "(".repeat(limit / 2 - 4),
+            ")".repeat(limit / 2 - 4)
+        ),
+    ];
+    for src in samples {
+        assert!(src.len() <= limit, "{} bytes", src.len());
+        let assessment = on_stack(256 << 10, move || assess(&src, Origin::External));
+        assert_eq!(rule_ids(&assessment), ["CRD002"]);
+    }
+}
+
+#[test]
 fn nesting_just_under_the_limit_is_analysed_on_a_small_stack() {
     // Programs just inside the limit are fully analysed without overflowing 2 MiB.
     // A bracket counts twice in the estimate (it nests, and chains in its segment).
