@@ -70,22 +70,21 @@ pub const MAX_FINDINGS: usize = 128;
 /// Estimates the nesting depth of `source` from its tokens alone and reports whether it
 /// stays within [`MAX_NESTING`]. Stops lexing as soon as the limit is passed.
 pub fn nesting_within_limit(source: &str) -> bool {
-    within_limit(|each| shape_tokens(source, each))
-}
-
-/// The same estimate over the tokens the parser read for `module`.
-pub fn parsed_nesting_within_limit(module: &Module) -> bool {
-    within_limit(|each| module.for_each_shape(each))
-}
-
-fn within_limit(feed: impl FnOnce(&mut dyn FnMut(Shape) -> bool)) -> bool {
     let mut estimate = NestingEstimate::default();
     let mut within = true;
-    feed(&mut |shape| {
+    shape_tokens(source, |shape| {
         within = estimate.push(shape) <= MAX_NESTING;
         within
     });
     within
+}
+
+/// The same estimate over the tokens the parser read for `module`.
+pub fn parsed_nesting_within_limit(module: &Module) -> bool {
+    let mut estimate = NestingEstimate::default();
+    module
+        .shapes()
+        .all(|shape| estimate.push(shape) <= MAX_NESTING)
 }
 
 /// Drops the tree of a program past [`MAX_NESTING`] on a thread whose stack its

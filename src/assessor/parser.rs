@@ -27,7 +27,7 @@ pub struct SyntaxError {
 
 /// Parses `source`, recovering from errors so that later statements are still present.
 /// ruff's parser grows its stack on the heap, so any nesting parses; the tree it builds
-/// is dropped recursively, so the caller checks [`Module::for_each_shape`] before
+/// is dropped recursively, so the caller checks [`Module::shapes`] before
 /// dropping it on an ordinary stack (or checks [`shape_tokens`] before parsing at all).
 pub fn parse(source: &str) -> Module {
     let parsed = ruff_python_parser::parse_unchecked_source(source, ast::PySourceType::Python);
@@ -52,14 +52,15 @@ impl Module {
         }
     }
 
-    /// Feeds the shape of every token the parser read to `each` until it returns `false`:
-    /// the same shapes [`shape_tokens`] gives, without lexing again.
-    pub fn for_each_shape(&self, mut each: impl FnMut(Shape) -> bool) {
-        for token in self.parsed.tokens().iter() {
-            if token.kind() == TokenKind::EndOfFile || !each(shape_of(token.kind())) {
-                return;
-            }
-        }
+    /// The shape of every token the parser read: the same shapes [`shape_tokens`] gives,
+    /// without lexing again.
+    pub fn shapes(&self) -> impl Iterator<Item = Shape> + '_ {
+        self.parsed
+            .tokens()
+            .iter()
+            .map(|token| token.kind())
+            .take_while(|kind| *kind != TokenKind::EndOfFile)
+            .map(shape_of)
     }
 
     pub fn first_syntax_error(&self) -> Option<SyntaxError> {

@@ -38,9 +38,9 @@ pub struct Scanner<'a> {
     pub too_deep: Option<u32>,
     /// Bytes of command lines still to be read by `shell::analyse`.
     pub shell_budget: usize,
-    /// `name.attr = value` bindings by `"name.attr"`; instance attributes (`self.sock`)
+    /// `name.attr = value` bindings by `(name, attr)`; instance attributes (`self.sock`)
     /// are shared by all methods, which is how a class uses them.
-    attributes: HashMap<String, Value>,
+    attributes: HashMap<(&'a str, &'a str), Value>,
     /// The program's functions and lambdas, indexed by `Kind::Function`.
     pub(super) functions: Vec<Function<'a>>,
     /// Values returned by the functions being followed, innermost last.
@@ -216,7 +216,7 @@ impl<'a> Scanner<'a> {
             ExprKind::Attribute { value: owner, attr } => {
                 if let ExprKind::Name(owner) = owner.kind() {
                     if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
-                        self.attributes.insert(format!("{owner}.{attr}"), value);
+                        self.attributes.insert((owner, attr), value);
                     }
                 }
             }
@@ -296,14 +296,14 @@ impl<'a> Scanner<'a> {
     }
 
     /// The value last assigned to `name.attr` (`self.sock = socket.socket()`), if any.
-    pub(super) fn bound_attribute(&self, owner: Expr<'a>, attr: &str) -> Option<Value> {
-        let ExprKind::Name(owner) = owner.kind() else {
-            return None;
-        };
+    pub(super) fn bound_attribute(&self, owner: Expr<'a>, attr: &'a str) -> Option<Value> {
         if self.attributes.is_empty() {
             return None;
         }
-        self.attributes.get(&format!("{owner}.{attr}")).cloned()
+        let ExprKind::Name(owner) = owner.kind() else {
+            return None;
+        };
+        self.attributes.get(&(owner, attr)).cloned()
     }
 
     /// Evaluates every child for its effects; the result carries the children's data taint.
@@ -484,32 +484,33 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
 /// Most `name.attr` bindings remembered per program.
 const MAX_TRACKED_ATTRIBUTES: usize = 4096;
 
-/// Builtins the rules care about; other unbound names are unknown.
-const KNOWN_BUILTINS: &[&str] = &[
-    "exec",
-    "eval",
-    "compile",
-    "open",
-    "__import__",
-    "getattr",
-    "chr",
-    "bytes",
-    "bytearray",
-    "vars",
-    "globals",
-    "str",
-    "reversed",
-    "map",
-    "ord",
+/// Builtins the rules care about, with their qualified names; other unbound names are
+/// unknown.
+const KNOWN_BUILTINS: &[(&str, &str)] = &[
+    ("exec", "builtins.exec"),
+    ("eval", "builtins.eval"),
+    ("compile", "builtins.compile"),
+    ("open", "builtins.open"),
+    ("__import__", "builtins.__import__"),
+    ("getattr", "builtins.getattr"),
+    ("chr", "builtins.chr"),
+    ("bytes", "builtins.bytes"),
+    ("bytearray", "builtins.bytearray"),
+    ("vars", "builtins.vars"),
+    ("globals", "builtins.globals"),
+    ("str", "builtins.str"),
+    ("reversed", "builtins.reversed"),
+    ("map", "builtins.map"),
+    ("ord", "builtins.ord"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.
 fn builtin(name: &str) -> Value {
     if name == "__builtins__" {
-        Value::name("builtins")
-    } else if KNOWN_BUILTINS.contains(&name) {
-        Value::name(&format!("builtins.{name}"))
-    } else {
-        Value::UNKNOWN
+        return Value::name("builtins");
+    }
+    match KNOWN_BUILTINS.iter().find(|(short, _)| *short == name) {
+        Some((_, qualified)) => Value::name(qualified),
+        None => Value::UNKNOWN,
     }
 }

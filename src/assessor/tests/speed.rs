@@ -47,7 +47,9 @@ fn phase_timing() {
     let module = crate::assessor::parser::parse(&src);
     let start = std::time::Instant::now();
     for _ in 0..rounds {
-        std::hint::black_box(crate::assessor::limits::parsed_nesting_within_limit(&module));
+        std::hint::black_box(crate::assessor::limits::parsed_nesting_within_limit(
+            &module,
+        ));
     }
     println!("nesting check {:?}", start.elapsed() / rounds);
     let start = std::time::Instant::now();
