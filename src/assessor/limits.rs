@@ -112,7 +112,6 @@ pub fn drop_deep_tree(module: Module) {
 
 /// Running depth estimate: indentation + open brackets + chained operators in the
 /// current sibling segment at every open bracket level.
-#[derive(Default)]
 struct NestingEstimate {
     indent: u32,
     /// Chained operators per open level (index 0 is the logical line itself).
@@ -120,11 +119,19 @@ struct NestingEstimate {
     chain_total: u32,
 }
 
-impl NestingEstimate {
-    fn push(&mut self, shape: Shape) -> u32 {
-        if self.chains.is_empty() {
-            self.chains.push(0);
+impl Default for NestingEstimate {
+    fn default() -> Self {
+        NestingEstimate {
+            indent: 0,
+            chains: vec![0],
+            chain_total: 0,
         }
+    }
+}
+
+impl NestingEstimate {
+    /// The estimate after `shape` (most tokens are `Other` and change nothing).
+    fn push(&mut self, shape: Shape) -> u32 {
         match shape {
             Shape::Open => {
                 self.add_chain();
