@@ -226,12 +226,7 @@ fn bandit_findings_are_merged_when_enabled_and_missing_bandit_is_reported() {
     ];
     let output = assess_with_env(&[&program], &["--format", "json"], &env);
     let report = &stdout_json(&output)[0];
-    let rules: Vec<&str> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["rule"].as_str().unwrap())
-        .collect();
+    let rules = rule_ids(report);
     assert!(rules.iter().any(|r| r.starts_with("BANDIT-B")), "{report}");
     assert_eq!(analyser(report, "bandit")["status"], "ok", "{report}");
     let missing = [
@@ -241,11 +236,7 @@ fn bandit_findings_are_merged_when_enabled_and_missing_bandit_is_reported() {
     let output = assess_with_env(&[&program], &["--format", "json"], &missing);
     let report = &stdout_json(&output)[0];
     assert_eq!(report["analysers"][1]["status"], "missing", "{report}");
-    assert!(report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|f| !f["rule"].as_str().unwrap().starts_with("BANDIT")));
+    assert!(rule_ids(report).iter().all(|r| !r.starts_with("BANDIT")));
 }
 
 #[test]
@@ -288,14 +279,19 @@ fn semgrep_findings_from_local_rules_are_merged_and_a_late_semgrep_is_reported()
     let output = assess_with_env(&[&program], &["--format", "json"], &enabled("50"));
     let report = &stdout_json(&output)[0];
     assert_eq!(analyser(report, "semgrep")["status"], "timeout", "{report}");
-    let rules: Vec<&str> = report["findings"]
+    let rules = rule_ids(report);
+    assert!(rules.iter().all(|r| !r.starts_with("SEMGREP")), "{report}");
+    assert!(!rules.is_empty(), "the native findings stay: {report}");
+}
+
+/// The rule id of every finding in one file's report.
+fn rule_ids(report: &Value) -> Vec<&str> {
+    report["findings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["rule"].as_str().unwrap())
-        .collect();
-    assert!(rules.iter().all(|r| !r.starts_with("SEMGREP")), "{report}");
-    assert!(!rules.is_empty(), "the native findings stay: {report}");
+        .collect()
 }
 
 /// The entry for one analyser in a file's `analysers` list.
