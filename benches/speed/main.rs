@@ -44,9 +44,11 @@ async fn main() {
         return;
     }
     let cordon = cordon_binary(&args);
-    let mut rows = Vec::new();
-    rows.extend(pipeline_rows(&cordon).await);
-    rows.extend(library::rows());
+    // The in-process rows first: after the pipeline rows, Docker is still removing the
+    // warm pool's containers on the same two cores.
+    let library_rows = library::rows();
+    let mut rows = pipeline_rows(&cordon).await;
+    rows.extend(library_rows);
     stats::print_table(&rows);
 }
 
