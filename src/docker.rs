@@ -5,6 +5,7 @@
 
 use bollard::container::AttachContainerResults;
 use bollard::errors::Error as BollardError;
+use bollard::models::ContainerCreateBody;
 use bollard::query_parameters::AttachContainerOptions;
 use bollard::Docker;
 
@@ -61,6 +62,20 @@ pub async fn image_exists(docker: &Docker, image: &str) -> Result<bool, DockerEr
             image: image.to_string(),
             source,
         }),
+    }
+}
+
+/// `body` for a container cordon feeds on stdin and reads through [`attach_stdio`]: its
+/// stdin stays open until the first attached client closes it; no TTY.
+pub fn with_attached_stdio(body: ContainerCreateBody) -> ContainerCreateBody {
+    ContainerCreateBody {
+        attach_stdin: Some(true),
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        open_stdin: Some(true),
+        stdin_once: Some(true),
+        tty: Some(false),
+        ..body
     }
 }
 

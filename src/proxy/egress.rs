@@ -426,7 +426,7 @@ fn proxy_config(
     program: &ProxyProgram,
     settings: &NetworkSettings,
 ) -> ContainerCreateBody {
-    ContainerCreateBody {
+    crate::docker::with_attached_stdio(ContainerCreateBody {
         image: Some(program.image.clone()),
         entrypoint: Some(Vec::new()),
         cmd: Some(vec![
@@ -442,12 +442,6 @@ fn proxy_config(
             (labels::HOST.to_string(), host.to_string()),
             (LABEL_ROLE.to_string(), "proxy".to_string()),
         ])),
-        attach_stdin: Some(true),
-        attach_stdout: Some(true),
-        attach_stderr: Some(true),
-        open_stdin: Some(true),
-        stdin_once: Some(true),
-        tty: Some(false),
         host_config: Some(HostConfig {
             binds: program.bind.clone().map(|bind| vec![bind]),
             network_mode: Some(settings.upstream_network.clone()),
@@ -470,7 +464,7 @@ fn proxy_config(
             ..Default::default()
         }),
         ..Default::default()
-    }
+    })
 }
 
 type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, BollardError>> + Send>>;

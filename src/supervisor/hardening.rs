@@ -102,7 +102,7 @@ pub fn labels(spec: &SandboxSpec) -> HashMap<String, String> {
 
 /// The full create request for one sandbox.
 pub fn container_config(spec: &SandboxSpec) -> ContainerCreateBody {
-    ContainerCreateBody {
+    crate::docker::with_attached_stdio(ContainerCreateBody {
         image: Some(spec.image.clone()),
         cmd: Some(COMMAND.iter().map(|s| s.to_string()).collect()),
         entrypoint: Some(Vec::new()),
@@ -111,16 +111,10 @@ pub fn container_config(spec: &SandboxSpec) -> ContainerCreateBody {
         hostname: Some("sandbox".to_string()),
         env: Some(environment(spec)),
         labels: Some(labels(spec)),
-        attach_stdin: Some(true),
-        attach_stdout: Some(true),
-        attach_stderr: Some(true),
-        open_stdin: Some(true),
-        stdin_once: Some(true),
-        tty: Some(false),
         network_disabled: Some(spec.egress.is_none()),
         host_config: Some(host_config(spec)),
         ..Default::default()
-    }
+    })
 }
 
 /// The create request of a warm sandbox: `container_config` of the pool's template, with
