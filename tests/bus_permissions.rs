@@ -367,15 +367,10 @@ fn each_user_publishes_only_its_own_subjects() {
 /// Writes each actor's password to a file and names it in a node config, so that
 /// `cordon up` connects every actor as itself.
 fn node_config(dir: &Path) -> String {
-    let mut config = test_config("");
-    for role in ["assessor", "scheduler", "supervisor", "monitor", "audit"] {
-        let file = password_file(dir, role);
-        config.push_str(&format!(
-            "\n[nats.roles.{role}]\nuser = \"{role}\"\npassword_file = \"{}\"\n",
-            file.display()
-        ));
+    for role in cordon::node::Role::ALL {
+        password_file(dir, role.name());
     }
-    config
+    test_config("") + &role_credentials(dir)
 }
 
 fn password_file(dir: &Path, user: &str) -> PathBuf {

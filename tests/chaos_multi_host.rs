@@ -11,14 +11,15 @@
 mod pipeline_support;
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cordon::client::Client;
 use cordon::protocol::exec::Status;
 use pipeline_support::{
-    cordon_bin, docker_cli, free_port, request, running_containers_of, DEPLOY_NATS_USERS,
+    cordon_bin, docker_cli, free_port, request, role_credentials, running_containers_of,
+    DEPLOY_NATS_USERS,
 };
 
 const IMAGE: &str = "cordon-node:test";
@@ -61,7 +62,8 @@ impl Cluster {
             dir,
             prefix,
         };
-        std::fs::write(cluster.config_path(), CONFIG).unwrap();
+        let roles = role_credentials(Path::new("/run/cordon-secrets"));
+        std::fs::write(cluster.config_path(), format!("{CONFIG}{roles}")).unwrap();
         cluster.write_secrets();
         cluster.start_nats();
         cluster.start_node("audit", &["audit"], false);
@@ -276,21 +278,6 @@ max_jobs = 3
 cpus = 0.5
 memory_bytes = 134217728
 timeout_ms = 30000
-[nats.roles.assessor]
-user = "assessor"
-password_file = "/run/cordon-secrets/assessor.password"
-[nats.roles.scheduler]
-user = "scheduler"
-password_file = "/run/cordon-secrets/scheduler.password"
-[nats.roles.supervisor]
-user = "supervisor"
-password_file = "/run/cordon-secrets/supervisor.password"
-[nats.roles.monitor]
-user = "monitor"
-password_file = "/run/cordon-secrets/monitor.password"
-[nats.roles.audit]
-user = "audit"
-password_file = "/run/cordon-secrets/audit.password"
 "#;
 
 fn password(user: &str) -> String {

@@ -480,6 +480,23 @@ pub fn docker_cli(args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
+/// `[nats.roles.<role>]` sections that connect every actor as its own NATS user, with its
+/// password read from `<password_dir>/<role>.password`.
+#[allow(dead_code)]
+pub fn role_credentials(password_dir: &Path) -> String {
+    cordon::node::Role::ALL
+        .iter()
+        .map(|role| {
+            let role = role.name();
+            let file = password_dir.join(format!("{role}.password"));
+            format!(
+                "\n[nats.roles.{role}]\nuser = \"{role}\"\npassword_file = \"{}\"\n",
+                file.display()
+            )
+        })
+        .collect()
+}
+
 /// Every user of `deploy/nats/cordon.conf`.
 #[allow(dead_code)]
 pub const DEPLOY_NATS_USERS: [&str; 9] = [
