@@ -46,10 +46,7 @@ impl Client {
     /// Connects with the configured credentials, as client `settings.client`.
     pub async fn connect(url: &str, settings: &NatsSettings) -> Result<Client, ClientError> {
         let bus = Bus::connect(url, "cordon-client", settings).await?;
-        let name = match settings.client.as_str() {
-            "" => "anonymous".to_string(),
-            name => name.to_string(),
-        };
+        let name = settings.client_name();
         Ok(Client { bus, name })
     }
 

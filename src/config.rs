@@ -84,15 +84,21 @@ impl NatsSettings {
         self.roles.get(role).unwrap_or(&self.auth)
     }
 
+    /// The name requests are submitted under: `client`, else the NATS user, else
+    /// `anonymous`.
+    pub fn client_name(&self) -> String {
+        if !self.client.is_empty() {
+            self.client.clone()
+        } else if !self.auth.user.is_empty() {
+            self.auth.user.clone()
+        } else {
+            "anonymous".to_string()
+        }
+    }
+
     /// Fills `client` and checks it can stand in a subject.
     fn fill_client(&mut self) -> Result<(), ConfigError> {
-        if self.client.is_empty() {
-            self.client = if self.auth.user.is_empty() {
-                "anonymous".to_string()
-            } else {
-                self.auth.user.clone()
-            };
-        }
+        self.client = self.client_name();
         if is_valid_token(&self.client) {
             return Ok(());
         }
@@ -222,9 +228,11 @@ pub struct AuditSettings {
 }
 
 impl AuditSettings {
-    /// The retention period in milliseconds; `None` when retention is off.
-    pub fn retention_ms(&self) -> Option<u64> {
-        (self.retention_days > 0).then(|| self.retention_days.saturating_mul(86_400_000))
+    /// The time (ms since the epoch) before which entries are past retention, as of
+    /// `now_ms`; `None` when retention is off.
+    pub fn retention_cutoff(&self, now_ms: u64) -> Option<u64> {
+        (self.retention_days > 0)
+            .then(|| now_ms.saturating_sub(self.retention_days.saturating_mul(86_400_000)))
     }
 }
 

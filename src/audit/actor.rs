@@ -113,11 +113,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
 /// alert before the actor gives up (it is never repaired).
 async fn open_log(env: &ActorEnv) -> Result<(AuditLog, Recovery), ActorError> {
     let dir = env.settings.data_dir().join("audit");
-    let options = LogOptions {
-        origin: env.settings.audit.origin.clone(),
-        segment_bytes: env.settings.audit.segment_bytes,
-        ..LogOptions::default()
-    };
+    let options = LogOptions::from_settings(&env.settings.audit);
     let opened = AuditLog::open_with(&dir, options);
     let error = match opened {
         Ok(opened) => {
@@ -193,11 +189,11 @@ async fn checkpoint(bus: &Bus, log: &mut AuditLog) {
 /// failure is logged and retried next time; a write that failed leaves the log unusable,
 /// which the next append turns into the end of the process.
 async fn compact(env: &ActorEnv, log: &mut AuditLog) {
-    let Some(retention_ms) = env.settings.audit.retention_ms() else {
+    let now = now_ms();
+    let Some(cutoff) = env.settings.audit.retention_cutoff(now) else {
         return;
     };
-    let now = now_ms();
-    match log.compact(now.saturating_sub(retention_ms), now) {
+    match log.compact(cutoff, now) {
         Ok(done) if done.archived.is_empty() => {}
         Ok(done) => {
             tracing::info!(?done, "audit retention: archived old segments");

@@ -89,6 +89,17 @@ pub struct LogOptions {
     pub recent_event_ids: usize,
 }
 
+impl LogOptions {
+    /// The options `[audit]` gives (origin, segment size); defaults for the rest.
+    pub fn from_settings(settings: &crate::config::AuditSettings) -> LogOptions {
+        LogOptions {
+            origin: settings.origin.clone(),
+            segment_bytes: settings.segment_bytes,
+            ..LogOptions::default()
+        }
+    }
+}
+
 impl Default for LogOptions {
     fn default() -> Self {
         LogOptions {

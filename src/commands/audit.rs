@@ -34,16 +34,12 @@ fn compact(settings: &Settings, dir: &Path, older_than: Option<&str>) -> ExitCod
             None => return fail("--older-than: expected an age like 90s, 15m, 2h or 30d"),
         },
         Some(_) => return fail("--older-than: expected an age like 90s, 15m, 2h or 30d"),
-        None => match settings.audit.retention_ms() {
-            Some(ms) => now.saturating_sub(ms),
+        None => match settings.audit.retention_cutoff(now) {
+            Some(cutoff) => cutoff,
             None => return fail("audit.retention_days is 0 (retention off); pass --older-than"),
         },
     };
-    let options = crate::audit::LogOptions {
-        origin: settings.audit.origin.clone(),
-        segment_bytes: settings.audit.segment_bytes,
-        ..crate::audit::LogOptions::default()
-    };
+    let options = crate::audit::LogOptions::from_settings(&settings.audit);
     // The retention entry is signed at once, so a checkpoint covers it.
     let compacted = crate::audit::AuditLog::open_with(dir, options).and_then(|(mut log, _)| {
         let done = log.compact(cutoff, now)?;

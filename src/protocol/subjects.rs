@@ -192,14 +192,6 @@ pub mod wildcard {
     pub fn exec_result_all() -> String {
         format!("{API}.exec.result.>")
     }
-    /// Every final result of one client: all it may read.
-    pub fn exec_result_of(client: &str) -> String {
-        format!("{API}.exec.result.{client}.>")
-    }
-    /// The result of one request, whoever submitted it (for operators).
-    pub fn exec_result_any_client(request_id: &str) -> String {
-        format!("{API}.exec.result.*.{request_id}")
-    }
     /// Every host's load report.
     pub fn host_load_all() -> String {
         format!("{API}.host.load.>")
@@ -211,10 +203,6 @@ pub mod wildcard {
     /// Every client's violations (for operators and metrics).
     pub fn events_violation_all() -> String {
         format!("{API}.events.violation.*")
-    }
-    /// Every client's blocked requests (for operators).
-    pub fn events_blocked_all() -> String {
-        format!("{API}.events.blocked.*")
     }
     /// Every held request (the held stream's subjects).
     pub fn exec_held_all() -> String {
@@ -289,12 +277,6 @@ mod tests {
         }
         .to_subject();
         assert!(result.starts_with(wildcard::exec_result_all().trim_end_matches('>')));
-        assert!(result.starts_with(wildcard::exec_result_of("alice").trim_end_matches('>')));
-        assert!(!result.starts_with(wildcard::exec_result_of("ali").trim_end_matches('>')));
-        assert_eq!(
-            wildcard::exec_result_any_client("abc").replace('*', "alice"),
-            result
-        );
         let submit = Subject::ExecSubmit {
             client: "alice".into(),
         }
@@ -314,8 +296,6 @@ mod tests {
             wildcard::events_violation_all().replace('*', "c"),
             violation
         );
-        let blocked = Subject::EventsBlocked { client: "c".into() }.to_subject();
-        assert_eq!(wildcard::events_blocked_all().replace('*', "c"), blocked);
         let decided = Subject::EventsOverride.to_subject();
         assert!(decided.starts_with(wildcard::events_all().trim_end_matches('>')));
     }
