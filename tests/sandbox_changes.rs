@@ -9,7 +9,7 @@ use bollard::models::ContainerCreateBody;
 use bollard::query_parameters::{
     CreateContainerOptions, StartContainerOptions, WaitContainerOptions,
 };
-use cordon::supervisor::changes::bound_changes;
+use cordon::supervisor::changes::{bound_changes, Layers};
 use futures::StreamExt;
 use sandbox_support::{docker, image};
 
@@ -80,5 +80,5 @@ async fn run_and_read(
         Some(Ok(status)) if status.status_code == 0 => {}
         other => return Err(format!("the program did not exit 0: {other:?}")),
     }
-    Ok(cordon::supervisor::changes::read_changes(docker, id, None).await)
+    Ok(cordon::supervisor::changes::read_changes(docker, id, Layers::NotInspected).await)
 }

@@ -24,15 +24,11 @@ const DIFF_WAIT: Duration = Duration::from_secs(15);
 
 /// The changes of `container_id`, bounded; when Docker cannot say, the lists are empty
 /// and `error` says why (so the audit log records that they are unknown, not empty).
-/// `layers`: its overlay directories when the caller has already inspected it.
-pub async fn read_changes(
-    docker: &Docker,
-    container_id: &str,
-    layers: Option<OverlayLayers>,
-) -> FsChanges {
+/// `layers`: what the caller's own inspection found, if it made one.
+pub async fn read_changes(docker: &Docker, container_id: &str, layers: Layers) -> FsChanges {
     let layers = match layers {
-        Some(layers) => Some(layers),
-        None => overlay_layers(docker, container_id).await,
+        Layers::Inspected(layers) => layers,
+        Layers::NotInspected => overlay_layers(docker, container_id).await,
     };
     if let Some(layers) = layers {
         let walked = tokio::task::spawn_blocking(move || layers.changes()).await;
@@ -82,6 +78,15 @@ pub struct OverlayLayers {
 
 /// The overlay directories Docker reports for `container_id`, when this process can read
 /// the upper one.
+/// A container's overlay directories, as far as the caller has looked.
+pub enum Layers {
+    /// Not inspected: `read_changes` inspects the container itself.
+    NotInspected,
+    /// Inspected: the directories, or `None` when this process cannot read them (Docker's
+    /// diff API is then the only way, and inspecting again would not change that).
+    Inspected(Option<OverlayLayers>),
+}
+
 async fn overlay_layers(docker: &Docker, container_id: &str) -> Option<OverlayLayers> {
     let inspected = docker
         .inspect_container(container_id, None::<InspectContainerOptions>)

@@ -17,7 +17,7 @@ use bollard::query_parameters::{
 use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
 
-use super::changes::{read_changes, OverlayLayers};
+use super::changes::{read_changes, Layers, OverlayLayers};
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits};
 use super::pool::WarmContainer;
@@ -124,8 +124,8 @@ async fn remove_after_run(
     lifecycle: &Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
     let (outcome, layers) = match ran {
-        Ok(Ran { outcome, layers }) => (Ok(outcome), layers),
-        Err(e) => (Err(e), None),
+        Ok(Ran { outcome, layers }) => (Ok(outcome), Layers::Inspected(layers)),
+        Err(e) => (Err(e), Layers::NotInspected),
     };
     let changes = match record_changes {
         true => Some(read_changes(docker, &container_id, layers).await),
