@@ -76,6 +76,12 @@ fn runs_as_root(user: &str) -> bool {
 
 /// A fresh, unique container name: `cordon-<request id, lowercased and cleaned>-<random>`.
 pub fn container_name(request_id: &str) -> String {
+    unique_name("cordon", request_id)
+}
+
+/// A fresh, unique Docker object name: `<prefix>-<request id, lowercased and
+/// cleaned>-<random>`.
+pub fn unique_name(prefix: &str, request_id: &str) -> String {
     let cleaned: String = request_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -83,7 +89,7 @@ pub fn container_name(request_id: &str) -> String {
         .collect::<String>()
         .to_ascii_lowercase();
     let random = ulid::Ulid::new().random() & 0xffff_ffff_ffff;
-    format!("cordon-{cleaned}-{random:012x}")
+    format!("{prefix}-{cleaned}-{random:012x}")
 }
 
 /// The labels that tie a container to its request and host.
