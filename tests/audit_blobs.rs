@@ -217,16 +217,14 @@ fn a_pruning_marker_the_log_does_not_back_is_refused() {
 
 #[test]
 fn a_rejected_payload_is_kept_as_a_blob_capped_at_its_head() {
-    use cordon::protocol::audit::{payload_head, MAX_REJECTED_PAYLOAD_BYTES};
+    use cordon::protocol::audit::MAX_REJECTED_PAYLOAD_BYTES;
     let dir = tempfile::tempdir().unwrap();
     let (mut log, _) = AuditLog::open(dir.path()).unwrap();
     let payload = vec![0xc1u8; 3 * MAX_REJECTED_PAYLOAD_BYTES]; // never valid MessagePack
-    let record = AuditRecord::Rejected {
-        error: ErrorInfo::new(ErrorCode::InvalidMsgpack, "not MessagePack"),
-        payload_sha256: blob_name(&payload),
-        payload_bytes: payload.len() as u64,
-        payload_head: payload_head(&payload),
-    };
+    let record = AuditRecord::rejected(
+        ErrorInfo::new(ErrorCode::InvalidMsgpack, "not MessagePack"),
+        &payload,
+    );
     log.append("", &event("bad-1", "rejected", record)).unwrap();
     log.sync().unwrap();
     drop(log);

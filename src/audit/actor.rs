@@ -321,15 +321,13 @@ fn unreadable_event(host: &str, message: &Message, why: &str) -> AuditEvent {
         actor: NAME.into(),
         host: host.into(),
         at_ms: now_ms(),
-        record: AuditRecord::Rejected {
-            error: ErrorInfo::new(
+        record: AuditRecord::rejected(
+            ErrorInfo::new(
                 ErrorCode::InvalidRequest,
                 format!("unreadable audit event: {why}"),
             ),
-            payload_sha256: hex::encode(digest),
-            payload_bytes: message.payload.len() as u64,
-            payload_head: crate::protocol::audit::payload_head(&message.payload),
-        },
+            &message.payload,
+        ),
     }
 }
 

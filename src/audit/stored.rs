@@ -12,7 +12,6 @@
 //! order, with no maps of unordered keys, so it is deterministic.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use std::borrow::Cow;
 
@@ -102,7 +101,7 @@ pub struct OutputDigest {
 impl OutputDigest {
     pub fn of(text: &str) -> OutputDigest {
         OutputDigest {
-            sha256: hex::encode(Sha256::digest(text.as_bytes())),
+            sha256: blob_name(text.as_bytes()),
             bytes: text.len() as u64,
             preview: preview_of(text, PREVIEW_BYTES).to_owned(),
         }
@@ -215,6 +214,7 @@ struct StoredLarge<'a> {
 }
 
 /// The MessagePack `body` of an entry for `record` (without its blobs).
+#[cfg(test)]
 pub fn stored_body(record: &AuditRecord) -> Result<Vec<u8>, StoredError> {
     Ok(stored_form(record, None)?.body)
 }
@@ -388,6 +388,7 @@ pub fn preview_of(text: &str, max: usize) -> &str {
 mod tests {
     use super::*;
     use crate::protocol::exec::ExecResult;
+    use sha2::{Digest, Sha256};
 
     fn finished(stdout: &str) -> AuditRecord {
         let mut result = ExecResult::without_run("req-1", Status::Completed);

@@ -116,12 +116,7 @@ impl Reporter {
         error: ErrorInfo,
         fallback_key: &str,
     ) -> Result<(), BusError> {
-        let record = AuditRecord::Rejected {
-            error: error.clone(),
-            payload_sha256: hex::encode(Sha256::digest(payload)),
-            payload_bytes: payload.len() as u64,
-            payload_head: crate::protocol::audit::payload_head(payload),
-        };
+        let record = AuditRecord::rejected(error.clone(), payload);
         match request {
             Some(request) => {
                 self.record(request, None, record).await?;

@@ -13,10 +13,18 @@ use super::scheduler::Limits;
 /// How much of a rejected payload its audit event carries.
 pub const MAX_REJECTED_PAYLOAD_BYTES: usize = 64 * 1024;
 
-/// The head of a rejected payload, as `AuditRecord::Rejected::payload_head` carries it.
-pub fn payload_head(payload: &[u8]) -> Option<serde_bytes::ByteBuf> {
-    let head = &payload[..payload.len().min(MAX_REJECTED_PAYLOAD_BYTES)];
-    (!head.is_empty()).then(|| serde_bytes::ByteBuf::from(head.to_vec()))
+impl AuditRecord {
+    /// The record of `payload` rejected with `error`: its SHA-256, size and head.
+    pub fn rejected(error: ErrorInfo, payload: &[u8]) -> AuditRecord {
+        use sha2::{Digest, Sha256};
+        let head = &payload[..payload.len().min(MAX_REJECTED_PAYLOAD_BYTES)];
+        AuditRecord::Rejected {
+            error,
+            payload_sha256: hex::encode(Sha256::digest(payload)),
+            payload_bytes: payload.len() as u64,
+            payload_head: (!head.is_empty()).then(|| serde_bytes::ByteBuf::from(head.to_vec())),
+        }
+    }
 }
 
 /// One event about one request, to be appended to the log.
