@@ -92,6 +92,8 @@ struct Link {
 pub struct Lease {
     pub network: String,
     pub proxy_url: String,
+    /// The proxy's address on the network, also the sandbox's only name server.
+    pub proxy_ip: std::net::Ipv4Addr,
     attempts: Option<mpsc::Receiver<Attempt>>,
     request_id: String,
     key: String,
@@ -183,6 +185,7 @@ impl Lease {
         Lease {
             network: network.name.clone(),
             proxy_url: format!("http://{key}:{port}"),
+            proxy_ip: network.proxy_ip,
             attempts: Some(attempts),
             request_id: request_id.to_string(),
             key,
@@ -453,10 +456,15 @@ fn proxy_config(
             pids_limit: Some(PROXY_PIDS),
             init: Some(true),
             // The proxy relays at the application layer only; it never routes packets.
-            sysctls: Some(HashMap::from([(
-                "net.ipv4.ip_forward".to_string(),
-                "0".to_string(),
-            )])),
+            // Port 53 for the DNS responder without a capability: the threshold is a
+            // sysctl of the proxy's own network namespace.
+            sysctls: Some(HashMap::from([
+                ("net.ipv4.ip_forward".to_string(), "0".to_string()),
+                (
+                    "net.ipv4.ip_unprivileged_port_start".to_string(),
+                    "0".to_string(),
+                ),
+            ])),
             log_config: Some(HostConfigLogConfig {
                 typ: Some("none".into()),
                 config: None,

@@ -6,6 +6,7 @@
 //! connection attempt the worker reports.
 //!
 //! - `address`, `request`, `sni`, `policy`: pure decisions, unit-tested here.
+//! - `dns`: the name server every allowlist sandbox is given: answers NXDOMAIN, forwards nothing.
 //! - `control`: the line protocol between the supervisor and the worker (stdin/stdout).
 //! - `worker`: the proxy server inside the container.
 //! - `network`: per-request internal networks (create, remove, reap).
@@ -13,6 +14,7 @@
 
 pub mod address;
 pub mod control;
+pub mod dns;
 pub mod egress;
 pub mod network;
 pub mod policy;

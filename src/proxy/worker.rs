@@ -48,6 +48,11 @@ type Grants = Arc<Mutex<HashMap<IpAddr, Arc<Grant>>>>;
 /// Runs the worker until stdin closes.
 pub async fn run(port: u16) -> std::io::Result<()> {
     let listener = TcpListener::bind(("0.0.0.0", port)).await?;
+    // The sandboxes' only name server: bound before the worker says it is ready, so no
+    // sandbox ever looks a name up with nothing answering.
+    let (dns_udp, dns_tcp) = super::dns::bind().await?;
+    tokio::spawn(super::dns::serve_udp(dns_udp));
+    tokio::spawn(super::dns::serve_tcp(dns_tcp));
     let grants: Grants = Arc::default();
     let (reports, outgoing) = mpsc::channel(REPORT_QUEUE);
     tokio::spawn(write_reports(outgoing));

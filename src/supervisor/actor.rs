@@ -361,6 +361,7 @@ impl State {
                 spec.egress = Some(super::SandboxEgress {
                     network: lease.network.clone(),
                     proxy_url: lease.proxy_url.clone(),
+                    dns_server: lease.proxy_ip.to_string(),
                 });
                 Ok(Some(lease))
             }

@@ -174,20 +174,18 @@ fn egress_sysctls(spec: &SandboxSpec) -> Option<HashMap<String, String>> {
     })
 }
 
-/// `none`, or the request's own network.
-/// Upstream DNS for an allowlist sandbox: an address that never answers (TEST-NET-1,
-/// RFC 5737). Docker's embedded resolver on the request's internal network would
-/// otherwise forward outside names to the host's resolvers on engines before 23.0.11
-/// (CVE-2024-29018), a channel out that bypasses the proxy. The sandbox needs no DNS: its
-/// proxy is named by address and the proxy resolves names itself.
+/// Upstream DNS for an allowlist sandbox: its proxy's responder, which answers every name
+/// NXDOMAIN at once and forwards nothing. Docker's embedded resolver on the request's
+/// internal network would otherwise forward outside names to the host's resolvers on
+/// engines before 23.0.11 (CVE-2024-29018), a channel out that bypasses the proxy. The
+/// sandbox needs no DNS: its proxy is named by address and resolves names itself.
 fn egress_dns(spec: &SandboxSpec) -> Option<Vec<String>> {
     spec.egress
         .as_ref()
-        .map(|_| vec![UNANSWERED_DNS.to_string()])
+        .map(|egress| vec![egress.dns_server.clone()])
 }
 
-const UNANSWERED_DNS: &str = "192.0.2.1";
-
+/// `none`, or the request's own network.
 fn network_mode(spec: &SandboxSpec) -> String {
     match &spec.egress {
         Some(egress) => egress.network.clone(),
@@ -327,6 +325,7 @@ mod tests {
         allowlist.egress = Some(super::super::SandboxEgress {
             network: "cordon-net-x".into(),
             proxy_url: "http://10.213.0.2:3128".into(),
+            dns_server: "10.213.0.2".into(),
         });
         let body = container_config(&allowlist);
         assert_eq!(body.network_disabled, Some(false));
@@ -334,8 +333,8 @@ mod tests {
         assert_eq!(host.network_mode.as_deref(), Some("cordon-net-x"));
         assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
         assert_eq!(host.sysctls.unwrap()["net.ipv6.conf.all.disable_ipv6"], "1");
-        // Docker's resolver must have nowhere to forward a name (no DNS channel out).
-        assert_eq!(host.dns, Some(vec![UNANSWERED_DNS.to_string()]));
+        // Docker's resolver forwards names only to the proxy's responder.
+        assert_eq!(host.dns, Some(vec!["10.213.0.2".to_string()]));
         let env = body.env.unwrap();
         assert!(env.contains(&"HTTPS_PROXY=http://10.213.0.2:3128".to_string()));
         assert!(env.contains(&"http_proxy=http://10.213.0.2:3128".to_string()));

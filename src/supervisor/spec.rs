@@ -38,6 +38,9 @@ pub struct SandboxEgress {
     pub network: String,
     /// `http://<proxy address>:<port>`.
     pub proxy_url: String,
+    /// The sandbox's only upstream name server: the proxy's DNS responder, which answers
+    /// every name NXDOMAIN and forwards nothing.
+    pub dns_server: String,
 }
 
 /// A step in the container's life, sent as it happens.
