@@ -42,6 +42,20 @@ pub struct Settings {
 pub struct NodeSettings {
     pub host_id: String,
     pub data_dir: String,
+    /// Where supervisors hold their owner locks (see `owner`). Empty: the default for
+    /// this user (`owner::default_owner_dir`).
+    #[serde(default)]
+    pub owner_dir: String,
+}
+
+impl NodeSettings {
+    /// The owner directory in force.
+    pub fn owner_dir(&self) -> std::path::PathBuf {
+        match self.owner_dir.as_str() {
+            "" => crate::owner::default_owner_dir(),
+            dir => std::path::PathBuf::from(dir),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

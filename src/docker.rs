@@ -144,6 +144,9 @@ pub mod labels {
     pub const MANAGED: &str = "cordon.managed";
     pub const REQUEST_ID: &str = "cordon.request_id";
     pub const HOST: &str = "cordon.host";
+    /// The supervisor instance that made it, and the boot it ran in (see `owner`).
+    pub const OWNER: &str = "cordon.owner";
+    pub const BOOT: &str = "cordon.boot";
     /// The limits the ResourceMonitor enforces.
     pub const PIDS_LIMIT: &str = "cordon.limits.pids";
     pub const CPU_TIME_MS: &str = "cordon.limits.cpu_time_ms";

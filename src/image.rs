@@ -416,6 +416,7 @@ async fn smoke_test(
     let spec = SandboxSpec {
         request_id: "image-check".to_string(),
         host_id: "image-build".to_string(),
+        owner: crate::owner::OwnerTag::unlocked("image-build"),
         image: image.to_string(),
         runtime: settings.runtime.clone(),
         user: settings.user.clone(),

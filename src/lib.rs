@@ -13,6 +13,7 @@
 //! - [`node`]: starts actors in one process (`up`, `serve`) and the embedded nats-server.
 //! - [`client`]: submit a request and wait for its result (what `cordon exec` uses).
 //! - [`docker`]: connecting to Docker, image presence, host capacity.
+//! - [`owner`]: which supervisor process owns a sandbox, and whether it is provably gone.
 //! - [`metrics`]: the Prometheus `/metrics` endpoint, observed from the bus.
 //! - [`image`]: builds the sandbox image from Debian's packages.
 //! - [`doctor`]: checks the machine and says what to fix.
@@ -33,6 +34,7 @@ pub mod image;
 pub mod metrics;
 pub mod monitor;
 pub mod node;
+pub mod owner;
 pub mod protocol;
 pub mod proxy;
 pub mod scheduler;

@@ -16,45 +16,6 @@ fn config() -> String {
     test_config("[nats]\nack_wait_secs = 3\n")
 }
 
-/// Submits `count` jobs that each sleep `seconds` and print their number.
-async fn submit_sleepers(client: &Client, count: usize, seconds: f64) -> Vec<(String, usize)> {
-    let mut jobs = Vec::new();
-    for n in 0..count {
-        let id = Client::new_request_id();
-        let code = format!("import time\ntime.sleep({seconds})\nprint({n})\n");
-        client
-            .submit(&id, &request(&code, "untrusted"))
-            .await
-            .expect("submit");
-        jobs.push((id, n));
-    }
-    jobs
-}
-
-/// Waits for every job's result and checks each ran to completion with its own output.
-async fn expect_all_completed(client: &Client, jobs: &[(String, usize)]) {
-    for (id, n) in jobs {
-        let result = wait_result(client, id).await;
-        assert_eq!(result.status, Status::Completed, "job {n}: {result:?}");
-        assert_eq!(result.stdout, format!("{n}\n"), "job {n}");
-    }
-}
-
-async fn wait_for_running_sandboxes(host: &str) -> HashSet<String> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let running = containers_of(host);
-        if !running.is_empty() {
-            return running.into_iter().collect();
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no sandbox started for {host}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_supervisor_killed_mid_run_loses_no_job_and_leaves_no_sandbox() {
     let nats = Nats::start();

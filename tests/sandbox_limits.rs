@@ -7,10 +7,11 @@ mod sandbox_support;
 
 use std::time::{Duration, Instant};
 
+use cordon::owner::{Instance, OwnerTag};
 use cordon::protocol::exec::{Violation, ViolationKind};
 use cordon::supervisor::hardening::container_config;
-use cordon::supervisor::reaper::containers_of_host;
-use cordon::supervisor::{reap, run_sandbox_warm, Lifecycle, SandboxSpec};
+use cordon::supervisor::reaper::{containers_of_host, force_remove, reap_orphans};
+use cordon::supervisor::{run_sandbox_warm, Lifecycle, SandboxSpec};
 use sandbox_support::{assert_no_leftovers, docker, filled_pool, run_on, run_warm};
 use sandbox_support::{run_with_kills_on, spec, Path, Run, MIB, PATHS};
 use tokio::sync::mpsc;
@@ -310,23 +311,44 @@ async fn assert_a_dropped_run_leaves_nothing(docker: &bollard::Docker, path: Pat
     );
 }
 
+/// The reaper removes what a provably dead owner left on its host, and nothing of a live
+/// owner, of an owner it cannot tell, or of another host.
 #[tokio::test]
-async fn reap_removes_every_leftover_of_its_host_and_only_those() {
+async fn reap_removes_only_the_leftovers_of_gone_owners_of_its_host() {
     let docker = docker().await;
+    let owners = tempfile::tempdir().unwrap();
+    let me = Instance::claim(owners.path()).unwrap();
+    let live = Instance::claim(owners.path()).unwrap();
+    let dead = Instance::claim(owners.path()).unwrap().tag().clone();
     let mine = spec("reap");
-    let other = spec("reap-other");
-    let left = create_unstarted(&docker, &mine).await;
-    let kept = create_unstarted(&docker, &other).await;
-    let reaped = reap(&docker, &mine.host_id).await.expect("reap");
-    assert_eq!(reaped, vec![left]);
-    assert_no_leftovers(&docker, &mine.host_id).await;
+    let owned_by = |owner: &OwnerTag, host: &SandboxSpec| SandboxSpec {
+        owner: owner.clone(),
+        ..host.clone()
+    };
+    let left = create_unstarted(&docker, &owned_by(&dead, &mine)).await;
+    let of_live = create_unstarted(&docker, &owned_by(live.tag(), &mine)).await;
+    let of_unknown = create_unstarted(&docker, &mine).await;
+    let other = owned_by(&dead, &spec("reap-other"));
+    let of_other_host = create_unstarted(&docker, &other).await;
+
+    let reaped = reap_orphans(&docker, &mine.host_id, &me)
+        .await
+        .expect("reap");
+    assert_eq!(reaped.removed, vec![left]);
+    assert_eq!(reaped.unknown, vec![of_unknown.clone()]);
+    let mut kept = containers_of_host(&docker, &mine.host_id).await.unwrap();
+    kept.sort();
+    let mut expected = vec![of_live, of_unknown];
+    expected.sort();
+    assert_eq!(kept, expected);
     assert_eq!(
         containers_of_host(&docker, &other.host_id).await.unwrap(),
-        vec![kept]
+        vec![of_other_host.clone()]
     );
-    reap(&docker, &other.host_id)
-        .await
-        .expect("reap the other host");
+    for id in expected.iter().chain([&of_other_host]) {
+        force_remove(&docker, id).await.unwrap();
+    }
+    assert_no_leftovers(&docker, &mine.host_id).await;
     assert_no_leftovers(&docker, &other.host_id).await;
 }
 

@@ -11,9 +11,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use bollard::query_parameters::{InspectContainerOptions, KillContainerOptions};
+use cordon::owner::Instance;
 use cordon::supervisor::pool::{Held, PoolClass, Room};
-use cordon::supervisor::reaper::containers_of_host;
-use cordon::supervisor::{reap, run_sandbox_warm, WarmPool};
+use cordon::supervisor::reaper::{containers_of_host, reap_orphans};
+use cordon::supervisor::{run_sandbox_warm, WarmPool};
 use sandbox_support::{assert_no_leftovers, docker, filled_pool, run_warm, spec, MIB};
 use tokio::sync::mpsc;
 
@@ -145,7 +146,10 @@ async fn a_warm_sandboxs_output_is_kept_from_its_first_byte() {
 #[tokio::test]
 async fn warm_sandboxes_are_labelled_and_reaped_like_any_other() {
     let docker = docker().await;
-    let spec = spec("reaped");
+    let owners = tempfile::tempdir().unwrap();
+    let owner = Instance::claim(owners.path()).unwrap();
+    let mut spec = spec("reaped");
+    spec.owner = owner.tag().clone();
     let pool = filled_pool(&docker, &spec, 2).await;
     let ids = containers_of_host(&docker, &spec.host_id).await.unwrap();
     assert_eq!(ids.len(), 2);
@@ -154,13 +158,26 @@ async fn warm_sandboxes_are_labelled_and_reaped_like_any_other() {
         assert_eq!(labels["cordon.managed"], "true");
         assert_eq!(labels["cordon.host"], spec.host_id);
         assert_eq!(labels["cordon.warm"], "true");
+        assert_eq!(labels["cordon.owner"], owner.id());
     }
-    // As after a crash: the pool's owner is gone, the next start reaps.
-    let mut reaped = reap(&docker, &spec.host_id).await.unwrap();
-    reaped.sort();
+    // Another supervisor starting beside a live owner takes nothing of it.
+    let next = Instance::claim(owners.path()).unwrap();
+    let reaped = reap_orphans(&docker, &spec.host_id, &next).await.unwrap();
+    assert!(reaped.removed.is_empty(), "{reaped:?}");
+    assert_eq!(
+        containers_of_host(&docker, &spec.host_id)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    // As after a crash: the owner's lock is released, the next start reaps.
+    drop(owner);
+    let mut reaped = reap_orphans(&docker, &spec.host_id, &next).await.unwrap();
+    reaped.removed.sort();
     let mut expected = ids.clone();
     expected.sort();
-    assert_eq!(reaped, expected);
+    assert_eq!(reaped.removed, expected);
     pool.close().await;
     assert_no_leftovers(&docker, &spec.host_id).await;
 }

@@ -19,6 +19,10 @@ pub struct RunningJob {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostLoad {
     pub host: String,
+    /// The supervisor process reporting (several may serve one host id): the Scheduler
+    /// adds up the jobs of every live one.
+    #[serde(default)]
+    pub instance: String,
     pub cpus_total: f64,
     pub memory_total_bytes: u64,
     pub max_jobs: u32,

@@ -1,5 +1,5 @@
 //! The supervisor's side of the egress proxy. `Egress` keeps one proxy container per host
-//! (`cordon-proxy-<host>`: the sandbox image with this very binary bind-mounted read-only,
+//! (`cordon-proxy-<host>-<instance>`: the sandbox image with this very binary bind-mounted read-only,
 //! or `network.proxy_image` with its own, running `cordon proxy-worker` as nobody with no capabilities and a read-only root, on
 //! the upstream network), made on first use and remade if it dies. `open` gives one
 //! allowlist request a `Lease`: its own internal network with the proxy on it at a fixed
@@ -29,6 +29,7 @@ use super::network::{self, RequestNetwork};
 use super::Policy;
 use crate::config::NetworkSettings;
 use crate::docker::labels;
+use crate::owner::OwnerTag;
 
 /// Where the binary is mounted in the proxy container.
 const BINARY_IN_CONTAINER: &str = "/cordon";
@@ -72,6 +73,7 @@ pub enum EgressError {
 pub struct Egress {
     docker: Docker,
     host: String,
+    owner: OwnerTag,
     image: String,
     settings: NetworkSettings,
     link: tokio::sync::Mutex<Option<Arc<Link>>>,
@@ -103,10 +105,16 @@ pub struct Lease {
 }
 
 impl Egress {
-    pub fn new(docker: &Docker, host: &str, image: &str, settings: &NetworkSettings) -> Egress {
+    pub fn new(
+        docker: &Docker,
+        (host, owner): (&str, &OwnerTag),
+        image: &str,
+        settings: &NetworkSettings,
+    ) -> Egress {
         Egress {
             docker: docker.clone(),
             host: host.to_string(),
+            owner: owner.clone(),
             image: image.to_string(),
             settings: settings.clone(),
             link: tokio::sync::Mutex::new(None),
@@ -126,7 +134,7 @@ impl Egress {
         };
         let network = network::create(
             &self.docker,
-            &self.host,
+            (&self.host, &self.owner),
             request_id,
             &self.settings.subnet_pool,
         )
@@ -158,7 +166,8 @@ impl Egress {
         if let Some(link) = slot.as_ref().filter(|l| l.alive.load(Ordering::SeqCst)) {
             return Ok(link.clone());
         }
-        let link = start_proxy(&self.docker, &self.host, &self.image, &self.settings).await?;
+        let owner = (self.host.as_str(), &self.owner);
+        let link = start_proxy(&self.docker, owner, &self.image, &self.settings).await?;
         *slot = Some(link.clone());
         Ok(link)
     }
@@ -353,15 +362,16 @@ impl Link {
 /// Replaces any old proxy container of `host` with a fresh one and waits until it is ready.
 async fn start_proxy(
     docker: &Docker,
-    host: &str,
+    (host, owner): (&str, &OwnerTag),
     sandbox_image: &str,
     settings: &NetworkSettings,
 ) -> Result<Arc<Link>, EgressError> {
     let fail = |action| move |source| EgressError::Container { action, source };
-    let name = format!("cordon-proxy-{host}");
+    // One proxy per supervisor instance: an earlier proxy of this instance died, and goes.
+    let name = format!("cordon-proxy-{host}-{}", owner.instance);
     let _ = crate::supervisor::reaper::force_remove(docker, &name).await;
     let program = proxy_program(sandbox_image, settings)?;
-    let body = proxy_config(host, &program, settings);
+    let body = proxy_config((host, owner), &program, settings);
     let options = CreateContainerOptions {
         name: Some(name),
         ..Default::default()
@@ -425,7 +435,7 @@ fn proxy_program(
 }
 
 fn proxy_config(
-    host: &str,
+    (host, owner): (&str, &OwnerTag),
     program: &ProxyProgram,
     settings: &NetworkSettings,
 ) -> ContainerCreateBody {
@@ -440,11 +450,7 @@ fn proxy_config(
         ]),
         user: Some(PROXY_USER.into()),
         env: Some(vec!["PATH=/usr/bin:/bin".into(), "RUST_LOG=warn".into()]),
-        labels: Some(HashMap::from([
-            (labels::MANAGED.to_string(), "true".to_string()),
-            (labels::HOST.to_string(), host.to_string()),
-            (LABEL_ROLE.to_string(), "proxy".to_string()),
-        ])),
+        labels: Some(proxy_labels(host, owner)),
         host_config: Some(HostConfig {
             binds: program.bind.clone().map(|bind| vec![bind]),
             network_mode: Some(settings.upstream_network.clone()),
@@ -473,6 +479,16 @@ fn proxy_config(
         }),
         ..Default::default()
     })
+}
+
+fn proxy_labels(host: &str, owner: &OwnerTag) -> HashMap<String, String> {
+    let mut proxy_labels = HashMap::from([
+        (labels::MANAGED.to_string(), "true".to_string()),
+        (labels::HOST.to_string(), host.to_string()),
+        (LABEL_ROLE.to_string(), "proxy".to_string()),
+    ]);
+    owner.label(&mut proxy_labels);
+    proxy_labels
 }
 
 type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, BollardError>> + Send>>;

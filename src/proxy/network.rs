@@ -2,7 +2,8 @@
 //! bridge has no host address, so the host and its services are unreachable from it),
 //! each a random /28 of `[network] subnet_pool` so requests never share one. The proxy
 //! takes `.2`; `.1` is the gateway Docker reserves (and, inhibited, never answers).
-//! Labelled like sandboxes, so `reap_networks` removes what a dead supervisor left.
+//! Labelled like sandboxes (owner included), so `reap_networks` removes what a supervisor
+//! that is provably gone left.
 
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
@@ -13,6 +14,7 @@ use bollard::query_parameters::ListNetworksOptions;
 use bollard::Docker;
 
 use crate::docker::labels;
+use crate::owner::OwnerTag;
 
 /// Addresses per request network (a /28).
 const BLOCK: u32 = 16;
@@ -49,10 +51,10 @@ pub fn block(pool: (Ipv4Addr, u32), index: u32) -> (String, Ipv4Addr, Ipv4Addr) 
     (subnet, Ipv4Addr::from(start + 1), Ipv4Addr::from(start + 2))
 }
 
-/// Creates the network for `request_id` on `host`.
+/// Creates the network for `request_id` on `host`, labelled with its `owner`.
 pub async fn create(
     docker: &Docker,
-    host: &str,
+    (host, owner): (&str, &OwnerTag),
     request_id: &str,
     pool: &str,
 ) -> Result<RequestNetwork, BollardError> {
@@ -62,7 +64,7 @@ pub async fn create(
     loop {
         let (subnet, gateway, proxy_ip) = block(pool, ulid::Ulid::new().random() as u32);
         match docker
-            .create_network(request(&name, host, request_id, subnet, gateway))
+            .create_network(request(&name, (host, owner), request_id, subnet, gateway))
             .await
         {
             Ok(_) => return Ok(RequestNetwork { name, proxy_ip }),
@@ -75,7 +77,7 @@ pub async fn create(
 
 fn request(
     name: &str,
-    host: &str,
+    (host, owner): (&str, &OwnerTag),
     request_id: &str,
     subnet: String,
     gateway: Ipv4Addr,
@@ -99,13 +101,19 @@ fn request(
                 "false".to_string(),
             ),
         ])),
-        labels: Some(HashMap::from([
-            (labels::MANAGED.to_string(), "true".to_string()),
-            (labels::HOST.to_string(), host.to_string()),
-            (labels::REQUEST_ID.to_string(), request_id.to_string()),
-        ])),
+        labels: Some(owned_labels(host, owner, request_id)),
         ..Default::default()
     }
+}
+
+fn owned_labels(host: &str, owner: &OwnerTag, request_id: &str) -> HashMap<String, String> {
+    let mut network_labels = HashMap::from([
+        (labels::MANAGED.to_string(), "true".to_string()),
+        (labels::HOST.to_string(), host.to_string()),
+        (labels::REQUEST_ID.to_string(), request_id.to_string()),
+    ]);
+    owner.label(&mut network_labels);
+    network_labels
 }
 
 /// Removes a network; one already gone is fine.
@@ -116,8 +124,13 @@ pub async fn remove(docker: &Docker, name: &str) -> Result<(), BollardError> {
     }
 }
 
-/// Removes every request network of `host` (after its containers are gone).
-pub async fn reap_networks(docker: &Docker, host: &str) -> Result<Vec<String>, BollardError> {
+/// Removes the request networks of `host` whose labels `pick` chooses (after their
+/// containers are gone): those of owners provably gone, or this instance's own.
+pub async fn reap_networks(
+    docker: &Docker,
+    host: &str,
+    pick: impl Fn(&HashMap<String, String>) -> bool,
+) -> Result<Vec<String>, BollardError> {
     let filters = HashMap::from([(
         "label".to_string(),
         vec![
@@ -130,6 +143,9 @@ pub async fn reap_networks(docker: &Docker, host: &str) -> Result<Vec<String>, B
     };
     let mut removed = Vec::new();
     for network in docker.list_networks(Some(options)).await? {
+        if !pick(&network.labels.unwrap_or_default()) {
+            continue;
+        }
         if let Some(name) = network.name {
             remove(docker, &name).await?;
             removed.push(name);

@@ -1,6 +1,8 @@
 //! Chooses a host for a job and scales its limits down to what that host has free, or
 //! says "hold it": never overcommits. Pure; the Scheduler feeds it the hosts' latest load
-//! reports and its own reservations (jobs scheduled but not yet in a report).
+//! reports and its own reservations (jobs scheduled but not yet in a report). Several
+//! supervisor processes may serve one host id (a rolling restart, two `cordon serve`):
+//! a host's load is the sum of its live instances' reports.
 
 use std::collections::HashMap;
 
@@ -18,10 +20,10 @@ pub struct Reservation {
     pub expires_at_ms: u64,
 }
 
-/// The latest report of each host and when it arrived.
+/// The latest report of each supervisor instance of each host, and when it arrived.
 #[derive(Debug, Default)]
 pub struct Capacity {
-    pub hosts: HashMap<String, (HostLoad, u64)>,
+    pub hosts: HashMap<String, HashMap<String, (HostLoad, u64)>>,
     pub reservations: Vec<Reservation>,
 }
 
@@ -39,7 +41,33 @@ impl Capacity {
         let listed: Vec<&str> = load.running.iter().map(|j| j.request_id.as_str()).collect();
         self.reservations
             .retain(|r| !(r.host == load.host && listed.contains(&r.request_id.as_str())));
-        self.hosts.insert(load.host.clone(), (load, now_ms));
+        let instances = self.hosts.entry(load.host.clone()).or_default();
+        instances.insert(load.instance.clone(), (load, now_ms));
+    }
+
+    /// Drops reports older than `stale_ms` (an instance that stopped, a host that left).
+    fn forget_stale(&mut self, now_ms: u64, stale_ms: u64) {
+        for instances in self.hosts.values_mut() {
+            instances.retain(|_, (_, seen)| now_ms.saturating_sub(*seen) <= stale_ms);
+        }
+        self.hosts.retain(|_, instances| !instances.is_empty());
+    }
+
+    /// Each host's load as the sum of its instances that reported within `stale_ms`.
+    fn live_loads(&self, now_ms: u64, stale_ms: u64) -> Vec<HostLoad> {
+        let fresh = |seen: &u64| now_ms.saturating_sub(*seen) <= stale_ms;
+        self.hosts
+            .values()
+            .filter_map(|instances| {
+                let mut live = instances.values().filter(|(_, seen)| fresh(seen));
+                let (first, _) = live.next()?;
+                let mut total = first.clone();
+                for (load, _) in live {
+                    total.running.extend(load.running.iter().cloned());
+                }
+                Some(total)
+            })
+            .collect()
     }
 
     /// A job ended: its reservation, if still held, is released.
@@ -57,11 +85,11 @@ impl Capacity {
         now_ms: u64,
     ) -> Option<(String, Limits)> {
         self.reservations.retain(|r| r.expires_at_ms > now_ms);
+        self.forget_stale(now_ms, policy.host_stale_ms);
         let (host, free) = self
-            .hosts
-            .iter()
-            .filter(|(_, (_, seen))| now_ms.saturating_sub(*seen) <= policy.host_stale_ms)
-            .map(|(host, (load, _))| (host.clone(), self.free_on(load, policy)))
+            .live_loads(now_ms, policy.host_stale_ms)
+            .into_iter()
+            .map(|load| (load.host.clone(), self.free_on(&load, policy)))
             .filter(|(_, free)| fits(free, policy))
             .max_by(|a, b| a.1.cpus.total_cmp(&b.1.cpus))?;
         let mut limits = wanted.clone();
@@ -146,6 +174,7 @@ mod tests {
     ) -> HostLoad {
         HostLoad {
             host: host.into(),
+            instance: String::new(),
             cpus_total: cpus,
             memory_total_bytes: memory,
             max_jobs,
@@ -214,6 +243,28 @@ mod tests {
             .place("a", &wanted(1.0, GIB), &policy(), 10_000)
             .unwrap();
         assert_eq!(host, "idle");
+    }
+
+    #[test]
+    fn two_instances_of_one_host_share_its_room() {
+        let mut capacity = Capacity::default();
+        let mut old = load("h", 2.0, 4 * GIB, 2, &[("a", 1.0, GIB)]);
+        old.instance = "old".into();
+        let mut new = load("h", 2.0, 4 * GIB, 2, &[("b", 0.5, GIB)]);
+        new.instance = "new".into();
+        capacity.record_load(old, 9_000);
+        capacity.record_load(new, 9_500);
+        assert!(
+            capacity
+                .place("c", &wanted(0.5, GIB), &policy(), 10_000)
+                .is_none(),
+            "two jobs run in all: both slots are taken"
+        );
+        capacity.hosts.get_mut("h").unwrap().remove("old");
+        let (_, limits) = capacity
+            .place("c", &wanted(2.0, GIB), &policy(), 10_000)
+            .unwrap();
+        assert_eq!(limits.cpus, 1.5, "only the live instance's job is counted");
     }
 
     #[test]

@@ -20,8 +20,9 @@ use futures::StreamExt;
 use tokio::sync::{mpsc, Notify};
 
 use super::pool::{pool_classes, pool_room, Held};
+use super::reaper::{reap_orphans, remove_own};
 use super::result::result_of_run;
-use super::{reap, run_sandbox_warm, Lifecycle, SandboxError, SandboxSpec};
+use super::{run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use super::{WarmContainer, WarmPool};
 use crate::bus::report::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
@@ -29,6 +30,7 @@ use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
 use crate::docker::HostCapacity;
 use crate::node::{ActorEnv, ActorError};
+use crate::owner::{Instance, Liveness};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation, ViolationKind};
 use crate::protocol::monitor::{KillOrder, UsageSample};
@@ -42,6 +44,8 @@ use crate::proxy::control::Attempt;
 use crate::proxy::{Egress, Lease};
 
 const NAME: &str = "supervisor";
+/// How often a supervisor looks for sandboxes whose owner died since it started.
+const ORPHAN_SWEEP: Duration = Duration::from_secs(5);
 /// How long to wait for the monitor's last sample after a sandbox ends.
 const LAST_SAMPLE_WAIT: Duration = Duration::from_millis(500);
 
@@ -73,6 +77,8 @@ struct State {
     pool: Option<WarmPool>,
     /// The host's egress proxy, started on the first allowlist job.
     egress: Egress,
+    /// This process as the owner of its sandboxes.
+    instance: Instance,
 }
 
 async fn run(env: ActorEnv) -> Result<(), ActorError> {
@@ -81,17 +87,10 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         .await
         .map_err(|e| fatal(e.to_string()))?;
     let host = env.settings.node.host_id.clone();
-    let reaped = reap(&docker, &host)
-        .await
-        .map_err(|e| fatal(e.to_string()))?;
-    if !reaped.is_empty() {
-        tracing::warn!(
-            count = reaped.len(),
-            ?reaped,
-            "removed sandboxes left by a previous supervisor"
-        );
-    }
-    reap_networks(&docker, &host).await;
+    let owner_dir = env.settings.node.owner_dir();
+    let instance = Instance::claim(&owner_dir).map_err(|e| fatal(e.to_string()))?;
+    tracing::info!(instance = instance.id(), dir = %owner_dir.display(), "supervisor instance");
+    reap_orphans_of_host(&docker, &host, &instance, true).await?;
     let capacity = crate::docker::host_capacity(&docker)
         .await
         .map_err(|e| fatal(e.to_string()))?;
@@ -99,7 +98,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         0 => (capacity.cpus * 2.0).ceil().max(1.0) as u32,
         n => n,
     };
-    let classes = pool_classes(&env.settings, &host);
+    let classes = pool_classes(&env.settings, &host, instance.tag());
     let pool = (!classes.is_empty())
         .then(|| WarmPool::start(&docker, classes, pool_room(&env.settings, capacity)));
     let state = Arc::new(State {
@@ -115,10 +114,11 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         pool,
         egress: Egress::new(
             &docker,
-            &host,
+            (&host, instance.tag()),
             &env.settings.sandbox.image,
             &env.settings.network,
         ),
+        instance,
     });
     let kills = env
         .bus
@@ -126,6 +126,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         .await?;
     tokio::spawn(route_kills(state.clone(), kills, env.shutdown.clone()));
     tokio::spawn(report_load(state.clone(), env.shutdown.clone()));
+    tokio::spawn(sweep_orphans(state.clone(), env.shutdown.clone()));
     let filter = Subject::ExecScheduled { host: host.clone() }.to_subject();
     let consumer = env
         .bus
@@ -152,16 +153,75 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
     }
     // Sandboxes of unfinished jobs are removed by their guards; make sure before leaving.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    if let Err(error) = reap(&docker, &host).await {
-        tracing::warn!(%error, "final clean-up of sandboxes failed");
+    let instance = &state.instance;
+    match remove_own(&docker, &host, instance).await {
+        // Nothing of this instance is left: no later reaper needs its lock file.
+        Ok(_) => instance.retire(),
+        Err(error) => tracing::warn!(%error, "final clean-up of sandboxes failed"),
     }
-    reap_networks(&docker, &host).await;
+    reap_networks(&docker, &host, |l| {
+        instance.liveness_of(l) == Liveness::Mine
+    })
+    .await;
     pulled.map_err(ActorError::from)
 }
 
-/// Removes the request networks of this host (its containers must be gone first).
-async fn reap_networks(docker: &Docker, host: &str) {
-    match crate::proxy::network::reap_networks(docker, host).await {
+/// Removes what supervisors that are provably gone left on this host (containers, then
+/// networks), and says what it left because its owner's liveness cannot be told. At start
+/// and every `ORPHAN_SWEEP`.
+async fn reap_orphans_of_host(
+    docker: &Docker,
+    host: &str,
+    instance: &Instance,
+    at_start: bool,
+) -> Result<(), ActorError> {
+    let reaped = reap_orphans(docker, host, instance)
+        .await
+        .map_err(|e| ActorError::Fatal(e.to_string()))?;
+    if !reaped.removed.is_empty() {
+        tracing::warn!(
+            count = reaped.removed.len(),
+            owners = ?reaped.gone_owners,
+            "removed sandboxes whose supervisor is gone"
+        );
+    }
+    if at_start && !reaped.unknown.is_empty() {
+        tracing::warn!(
+            containers = ?reaped.unknown,
+            "left sandboxes whose owner cannot be told alive or gone (its lock is not in this \
+             node.owner_dir); remove them by hand if no cordon made them"
+        );
+    }
+    let gone = |l: &HashMap<String, String>| matches!(instance.liveness_of(l), Liveness::Gone(_));
+    reap_networks(docker, host, gone).await;
+    instance.forget(reaped.gone_owners);
+    Ok(())
+}
+
+/// Every `ORPHAN_SWEEP`, removes what a supervisor of this host that died since left
+/// (a peer beside this one, an instance replaced in a rolling restart): its sandboxes run
+/// unwatched until then.
+async fn sweep_orphans(state: Arc<State>, mut shutdown: crate::shutdown::Shutdown) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(ORPHAN_SWEEP) => {},
+            _ = shutdown.wait() => return,
+        }
+        let (docker, host) = (&state.docker, &state.host);
+        if let Err(error) = reap_orphans_of_host(docker, host, &state.instance, false).await {
+            tracing::warn!(%error, "cannot sweep orphaned sandboxes");
+        }
+    }
+}
+
+/// Removes the request networks of this host that `pick` chooses (their containers must
+/// be gone first).
+async fn reap_networks(
+    docker: &Docker,
+    host: &str,
+    pick: impl Fn(&HashMap<String, String>) -> bool,
+) {
+    match crate::proxy::network::reap_networks(docker, host, pick).await {
         Ok(removed) if !removed.is_empty() => {
             tracing::warn!(?removed, "removed request networks left behind")
         }
@@ -234,6 +294,7 @@ impl State {
         let running = self.lock_running();
         HostLoad {
             host: self.host.clone(),
+            instance: self.instance.id().to_string(),
             cpus_total: self.capacity.cpus,
             memory_total_bytes: self.capacity.memory_bytes,
             max_jobs: self.max_jobs,
@@ -319,7 +380,9 @@ impl State {
             events,
         ));
         let code = &job.job.code;
-        let outcome = run_sandbox_warm(&self.docker, warm, &spec, code, kills, lifecycle).await;
+        let outcome = self
+            .run_program(request, (&spec, warm), code, kills, lifecycle)
+            .await;
         close_egress(lease).await;
         if let Some(attempts) = attempts {
             attempts.await.unwrap_or(Ok(()))?;
@@ -343,6 +406,32 @@ impl State {
             self.report_violation(request, violation.clone()).await?;
         }
         self.reporter.finish(request, result).await
+    }
+
+    /// Runs the program. A sandbox lost before the whole program reached it (a warm one
+    /// killed while idle, an engine restarting) never ran it: the job gets one more, cold
+    /// sandbox, and the audit log shows both. A program that may have started never runs
+    /// again.
+    async fn run_program(
+        &self,
+        request: &RequestRef,
+        (spec, warm): (&SandboxSpec, Option<WarmContainer>),
+        code: &str,
+        kills: mpsc::Receiver<Violation>,
+        lifecycle: mpsc::Sender<Lifecycle>,
+    ) -> Result<SandboxOutcome, SandboxError> {
+        let first =
+            run_sandbox_warm(&self.docker, warm, spec, code, kills, lifecycle.clone()).await;
+        match &first {
+            Ok(outcome) if outcome.lost.is_some() && !outcome.code_delivered => {}
+            _ => return first,
+        }
+        tracing::warn!(request_id = %request.request_id, "sandbox lost before its program arrived; running the job once more");
+        let (kill, kills) = mpsc::channel(4);
+        if let Some(running) = self.lock_running().get_mut(&request.request_id) {
+            running.kill = kill;
+        }
+        run_sandbox(&self.docker, spec, code, kills, lifecycle).await
     }
 
     /// For an allowlist job: its own network behind the proxy, named in `spec`. A job that
@@ -390,6 +479,7 @@ impl State {
         SandboxSpec {
             request_id: request.request_id.clone(),
             host_id: self.host.clone(),
+            owner: self.instance.tag().clone(),
             image: sandbox.image.clone(),
             runtime: sandbox.runtime.clone(),
             user: sandbox.user.clone(),

@@ -92,9 +92,9 @@ pub fn unique_name(prefix: &str, request_id: &str) -> String {
     format!("{prefix}-{cleaned}-{random:012x}")
 }
 
-/// The labels that tie a container to its request and host.
+/// The labels that tie a container to its request, host and owner.
 pub fn labels(spec: &SandboxSpec) -> HashMap<String, String> {
-    HashMap::from([
+    let mut labels = HashMap::from([
         (LABEL_MANAGED.to_string(), "true".to_string()),
         (LABEL_REQUEST_ID.to_string(), spec.request_id.clone()),
         (LABEL_HOST.to_string(), spec.host_id.clone()),
@@ -103,7 +103,9 @@ pub fn labels(spec: &SandboxSpec) -> HashMap<String, String> {
             labels::CPU_TIME_MS.to_string(),
             spec.limits.cpu_time_ms.to_string(),
         ),
-    ])
+    ]);
+    spec.owner.label(&mut labels);
+    labels
 }
 
 /// The full create request for one sandbox.
@@ -274,6 +276,7 @@ mod tests {
         SandboxSpec {
             request_id: "01HZX/Req".into(),
             host_id: "h1".into(),
+            owner: crate::owner::OwnerTag::unlocked("test"),
             image: "img".into(),
             runtime: "runc".into(),
             user: "1000:1000".into(),

@@ -1,6 +1,6 @@
 //! The ContainerSupervisor's Docker side: container lifecycle over bollard, hardening,
 //! output caps, and the reaper. The supervisor actor (NATS glue) calls `run_sandbox` once
-//! (or `run_sandbox_warm`) per scheduled job and `reap` at startup; everything here keeps one invariant: every
+//! (or `run_sandbox_warm`) per scheduled job and `reaper::reap_orphans` at startup; everything here keeps one invariant: every
 //! container it creates is removed, whatever happens to the run.
 //!
 //! - `spec`: `SandboxSpec`, `Lifecycle`, `SandboxOutcome`.
@@ -10,7 +10,7 @@
 //! - `output`: output caps and reading a full disk from stderr (pure).
 //! - `guard`: removal when the run is cancelled.
 //! - `changes`: the sandbox's filesystem changes (`docker diff`) before removal, bounded.
-//! - `reaper`: `force_remove` and `reap`.
+//! - `reaper`: `force_remove`, `reap_orphans` (owners provably gone) and `remove_own`.
 //! - `pool`: warm sandboxes made ahead of their jobs, one job each.
 
 pub mod actor;
@@ -29,7 +29,6 @@ mod watch;
 use bollard::errors::Error as BollardError;
 
 pub use pool::{WarmContainer, WarmPool};
-pub use reaper::reap;
 pub use sandbox::{run_sandbox, run_sandbox_warm};
 pub use spec::{Lifecycle, SandboxEgress, SandboxOutcome, SandboxSpec};
 

@@ -1,13 +1,18 @@
-//! Container removal: `force_remove` (one container, already-gone counts as removed) and
-//! `reap`, which removes every container a dead predecessor on this host left behind.
-//! Called by `run_sandbox`, its removal guard, and the supervisor actor at startup.
+//! Container removal: `force_remove` (one container, already-gone counts as removed),
+//! `reap_orphans`, which removes the containers of this host whose owner is provably gone
+//! (see `owner`), and `remove_own`, which removes what this instance made. Called by
+//! `run_sandbox`, its removal guard, and the supervisor actor at start and stop.
+
+use std::collections::{BTreeSet, HashMap};
 
 use bollard::errors::Error as BollardError;
+use bollard::models::ContainerSummary;
 use bollard::query_parameters::RemoveContainerOptions;
 use bollard::Docker;
 
 use super::SandboxError;
-use crate::docker::{is_conflict, is_not_found};
+use crate::docker::{is_conflict, is_not_found, labels};
+use crate::owner::{Instance, Liveness};
 
 /// Kills and removes `container` (name or id) with its anonymous volumes. A container
 /// that is already gone, or already being removed, counts as removed.
@@ -23,33 +28,88 @@ pub async fn force_remove(docker: &Docker, container: &str) -> Result<(), Bollar
     }
 }
 
-/// Removes every container labelled `cordon.managed=true` and `cordon.host=<host_id>`,
-/// running or not, and returns their ids. Meant for startup, before any sandbox of this
-/// host runs: a predecessor that died may have left some behind.
-pub async fn reap(docker: &Docker, host_id: &str) -> Result<Vec<String>, SandboxError> {
-    let ids = containers_of_host(docker, host_id).await?;
-    for id in &ids {
-        force_remove(docker, id)
-            .await
-            .map_err(|source| SandboxError::Remove {
-                container: id.clone(),
-                source,
-            })?;
-        tracing::info!(container = %id, host = host_id, "reaped a leftover sandbox");
-    }
-    Ok(ids)
+/// What a reap found: the containers it removed, the owners it proved gone, and the
+/// containers it left because their owner's liveness cannot be told.
+#[derive(Debug, Default)]
+pub struct Reaped {
+    pub removed: Vec<String>,
+    pub gone_owners: BTreeSet<String>,
+    pub unknown: Vec<String>,
 }
 
-/// Ids of every cordon container of `host_id`, in any state.
-pub async fn containers_of_host(
+/// Removes every cordon container of `host_id` whose owner is provably gone (its lock is
+/// free, or the machine rebooted since), running or not. Containers of live owners (other
+/// processes on this host with the same host id, `cordon exec` beside `cordon up`) and of
+/// owners that cannot be told are left alone.
+pub async fn reap_orphans(
     docker: &Docker,
     host_id: &str,
+    me: &Instance,
+) -> Result<Reaped, SandboxError> {
+    let mut reaped = Reaped::default();
+    for container in list(docker, host_id).await? {
+        let (Some(id), container_labels) = (container.id, container.labels.unwrap_or_default())
+        else {
+            continue;
+        };
+        match me.liveness_of(&container_labels) {
+            Liveness::Gone(why) => {
+                remove(docker, &id).await?;
+                tracing::info!(container = %id, host = host_id, why, "reaped an orphaned sandbox");
+                reaped.removed.push(id);
+                reaped.gone_owners.extend(owner_of(&container_labels));
+            }
+            Liveness::Unknown => reaped.unknown.push(id),
+            Liveness::Mine | Liveness::Alive => {}
+        }
+    }
+    Ok(reaped)
+}
+
+/// Removes every container this instance made on `host_id` (at shutdown).
+pub async fn remove_own(
+    docker: &Docker,
+    host_id: &str,
+    me: &Instance,
 ) -> Result<Vec<String>, SandboxError> {
-    let containers = crate::docker::list_sandboxes(docker, host_id, false)
+    let mut removed = Vec::new();
+    for container in list(docker, host_id).await? {
+        let mine = container.labels.as_ref().map(|l| me.liveness_of(l)) == Some(Liveness::Mine);
+        if let (true, Some(id)) = (mine, container.id) {
+            remove(docker, &id).await?;
+            removed.push(id);
+        }
+    }
+    Ok(removed)
+}
+
+fn owner_of(container_labels: &HashMap<String, String>) -> Option<String> {
+    container_labels.get(labels::OWNER).cloned()
+}
+
+async fn remove(docker: &Docker, id: &str) -> Result<(), SandboxError> {
+    force_remove(docker, id)
+        .await
+        .map_err(|source| SandboxError::Remove {
+            container: id.to_string(),
+            source,
+        })
+}
+
+async fn list(docker: &Docker, host_id: &str) -> Result<Vec<ContainerSummary>, SandboxError> {
+    crate::docker::list_sandboxes(docker, host_id, false)
         .await
         .map_err(|source| SandboxError::List {
             host: host_id.to_string(),
             source,
-        })?;
+        })
+}
+
+/// Ids of every cordon container of `host_id`, in any state, whoever owns them.
+pub async fn containers_of_host(
+    docker: &Docker,
+    host_id: &str,
+) -> Result<Vec<String>, SandboxError> {
+    let containers = list(docker, host_id).await?;
     Ok(containers.into_iter().filter_map(|c| c.id).collect())
 }

@@ -1,8 +1,9 @@
 //! Builds the `ExecResult` of a job that ran, from the sandbox outcome and the monitor's
-//! last usage sample. Pure.
+//! last usage sample: `violation` when cordon killed it, `failed` (`sandbox_lost`) when
+//! something else ended it, `completed` only when the program ended on its own. Pure.
 
 use crate::protocol::assessor::Assessment;
-use crate::protocol::exec::{ExecResult, Status, Usage};
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Usage};
 use crate::protocol::monitor::UsageSample;
 use crate::protocol::scheduler::Limits;
 
@@ -16,11 +17,15 @@ pub fn result_of_run(
     assessment: Assessment,
     limits: Limits,
 ) -> ExecResult {
-    let status = if outcome.violation.is_some() {
-        Status::Violation
-    } else {
-        Status::Completed
+    let status = match (&outcome.violation, &outcome.lost) {
+        (Some(_), _) => Status::Violation,
+        (None, Some(_)) => Status::Failed,
+        (None, None) => Status::Completed,
     };
+    let error = outcome
+        .lost
+        .as_ref()
+        .map(|what| ErrorInfo::new(ErrorCode::SandboxLost, what.clone()));
     let usage = usage.unwrap_or_default();
     ExecResult {
         request_id: request_id.to_string(),
@@ -40,7 +45,7 @@ pub fn result_of_run(
             peak_pids: usage.peak_pids,
         }),
         audit: None,
-        error: None,
+        error,
     }
 }
 
@@ -63,6 +68,8 @@ mod tests {
             violation,
             wall_ms: 12,
             warm: false,
+            lost: None,
+            code_delivered: true,
         }
     }
 
@@ -117,5 +124,23 @@ mod tests {
             ),
             (12, 5, 7, 3)
         );
+    }
+
+    #[test]
+    fn a_sandbox_lost_is_failed_with_what_was_seen_never_completed() {
+        let mut lost = outcome(None);
+        lost.lost = Some("removed from outside".into());
+        let assessment = Assessment {
+            level: Level::Low,
+            score: 0,
+            findings: vec![],
+        };
+        let result = result_of_run("r", lost, None, assessment, limits());
+        assert_eq!(result.status, Status::Failed);
+        let error = result.error.unwrap();
+        assert_eq!(error.code, "sandbox_lost");
+        assert_eq!(error.message, "removed from outside");
+        assert_eq!(result.stdout, "o\u{fffd}", "the output seen is kept");
+        assert_eq!(result.exit_code, Some(137));
     }
 }

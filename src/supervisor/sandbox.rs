@@ -233,14 +233,16 @@ async fn watch_to_end(
     .await;
     let mut watch = Watch::new(docker, container_id, spec);
     watch.run(streams, code, kills, started).await;
-    let (exit_code, oom_killed, layers) = settle(docker, container_id).await?;
+    let settled = settle(docker, container_id).await?;
+    let (exit_code, oom_killed) = (settled.exit_code, settled.oom_killed);
     let exited = Lifecycle::Exited {
         container_id: container,
         exit_code,
         oom_killed,
     };
     emit(lifecycle, exited).await;
-    let outcome = watch.into_outcome(started, exit_code, oom_killed);
+    let outcome = watch.into_outcome(started, (exit_code, oom_killed), settled.lost);
+    let layers = settled.layers;
     Ok(Ran { outcome, layers })
 }
 
@@ -256,33 +258,86 @@ pub(super) async fn attach(
         })
 }
 
+/// How a container ended, read after its watch.
+struct Settled {
+    exit_code: Option<i64>,
+    oom_killed: bool,
+    layers: Option<OverlayLayers>,
+    /// Set when the container was not there to ask, or had to be killed by cordon after
+    /// the watch lost sight of it.
+    lost: Option<String>,
+}
+
 /// Makes sure the container has stopped (killing it if the watch gave up on it), then
 /// reads its exit code, whether the kernel OOM-killed something in it, and (from the same
-/// inspection) its overlay directories.
-async fn settle(
-    docker: &Docker,
-    container_id: &str,
-) -> Result<(Option<i64>, bool, Option<OverlayLayers>), SandboxError> {
-    let inspected = inspect(docker, container_id).await?;
+/// inspection) its overlay directories. Waits out an engine that is restarting.
+async fn settle(docker: &Docker, container_id: &str) -> Result<Settled, SandboxError> {
+    let Some(inspected) = inspect_patiently(docker, container_id).await? else {
+        return Ok(Settled {
+            exit_code: None,
+            oom_killed: false,
+            layers: None,
+            lost: Some("the sandbox was removed by something other than cordon".into()),
+        });
+    };
     let layers = OverlayLayers::of(&inspected);
     let mut state = inspected.state.unwrap_or_default();
+    let mut lost = None;
     if state.running == Some(true) {
         tracing::warn!(
             container = container_id,
             "sandbox still running after the watch; killing it"
         );
+        lost = Some("cordon lost sight of the sandbox (its output or the engine's wait broke) and killed it".to_string());
         kill(docker, container_id).await;
         let _ = tokio::time::timeout(STOP_WAIT, wait_stopped(docker, container_id)).await;
-        state = inspect(docker, container_id)
+        state = inspect_patiently(docker, container_id)
             .await?
-            .state
+            .and_then(|inspected| inspected.state)
             .unwrap_or_default();
     }
     let exit_code = match state.running {
         Some(true) => None,
         _ => state.exit_code,
     };
-    Ok((exit_code, state.oom_killed.unwrap_or(false), layers))
+    let oom_killed = state.oom_killed.unwrap_or(false);
+    Ok(Settled {
+        exit_code,
+        oom_killed,
+        layers,
+        lost,
+    })
+}
+
+/// How long `inspect_patiently` waits for an engine that does not answer (a restart).
+const ENGINE_BACK_WAIT: Duration = Duration::from_secs(60);
+
+/// Inspects `container_id`, retrying while the engine cannot be reached; `None` when the
+/// container no longer exists.
+async fn inspect_patiently(
+    docker: &Docker,
+    container_id: &str,
+) -> Result<Option<ContainerInspectResponse>, SandboxError> {
+    let give_up = Instant::now() + ENGINE_BACK_WAIT;
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match inspect(docker, container_id).await {
+            Ok(inspected) => return Ok(Some(inspected)),
+            Err(SandboxError::Inspect { source, .. }) if is_not_found(&source) => return Ok(None),
+            Err(SandboxError::Inspect { source, .. })
+                if !matches!(source, BollardError::DockerResponseServerError { .. })
+                    && Instant::now() < give_up =>
+            {
+                tracing::warn!(
+                    container = container_id,
+                    "the engine does not answer ({source}); retrying"
+                );
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            Err(error) => return Err(error),
+        }
+    }
 }
 
 async fn inspect(

@@ -10,8 +10,10 @@ use crate::protocol::scheduler::Limits;
 pub struct SandboxSpec {
     /// The request this sandbox runs; goes into the container's name and labels.
     pub request_id: String,
-    /// This host's id; labels the container so `reap` on this host finds it.
+    /// This host's id; labels the container so the reaper on this host finds it.
     pub host_id: String,
+    /// The supervisor instance that makes the container (see `owner`).
+    pub owner: crate::owner::OwnerTag,
     pub image: String,
     /// OCI runtime, `runc` or `runsc`.
     pub runtime: String,
@@ -83,4 +85,11 @@ pub struct SandboxOutcome {
     pub wall_ms: u64,
     /// Whether a warm sandbox of the pool ran it (false: created for this job).
     pub warm: bool,
+    /// Set when the sandbox ended for a reason cordon did not cause (killed or removed
+    /// from outside, the engine restarted): what was seen. Such a run is never reported
+    /// `completed`.
+    pub lost: Option<String>,
+    /// Whether the whole program reached the sandbox before it ended. A sandbox lost before
+    /// that never ran the program, and its job may run again.
+    pub code_delivered: bool,
 }

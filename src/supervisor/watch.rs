@@ -44,6 +44,8 @@ pub struct Watch<'a> {
     init_exited_at: Option<Instant>,
     tmpfs_bytes: u64,
     memory_bytes: u64,
+    /// The code was written whole and stdin closed while the container still ran.
+    code_delivered: bool,
 }
 
 impl<'a> Watch<'a> {
@@ -62,6 +64,7 @@ impl<'a> Watch<'a> {
             init_exited_at: None,
             tmpfs_bytes: limits.tmpfs_bytes,
             memory_bytes: limits.memory_bytes,
+            code_delivered: false,
         }
     }
 
@@ -83,9 +86,14 @@ impl<'a> Watch<'a> {
         tokio::pin!(feed, stopped, deadline, find_init);
         let (mut feeding, mut output_open, mut orders_open) = (true, true, true);
         let mut finding_init = true;
-        while output_open || self.stopped_at.is_none() {
+        // Over when the output has ended and the container has stopped, as Docker says or,
+        // sooner (or when Docker cannot be asked), as the exit of its init shows.
+        while output_open || (self.stopped_at.is_none() && self.init_exited_at.is_none()) {
             tokio::select! {
-                () = &mut feed, if feeding => feeding = false,
+                written = &mut feed, if feeding => {
+                    feeding = false;
+                    self.code_delivered = written;
+                }
                 init = &mut find_init, if finding_init => {
                     finding_init = false;
                     self.on_init_found(init);
@@ -187,17 +195,22 @@ impl<'a> Watch<'a> {
         tokio::spawn(async move { kill(&docker, &container_id).await });
     }
 
-    /// The outcome, once the container's exit code and OOM flag are known. `started` is
-    /// when the code began to go in (a cold container's start).
+    /// The outcome, once the container's exit code and OOM flag are known (and, from the
+    /// inspection, whether it was lost). `started` is when the code began to go in (a cold
+    /// container's start).
     pub fn into_outcome(
         mut self,
         started: Instant,
-        exit_code: Option<i64>,
-        oom_killed: bool,
+        (exit_code, oom_killed): (Option<i64>, bool),
+        lost: Option<String>,
     ) -> SandboxOutcome {
         if self.violation.is_none() {
             self.violation = self.violation_seen_after_exit(exit_code, oom_killed);
         }
+        let lost = match &self.violation {
+            Some(_) => None,
+            None => lost.or_else(|| killed_from_outside(exit_code)),
+        };
         // The program ended when its last process did, which the init's exit shows before
         // Docker has finished its own bookkeeping.
         let ended = match (self.init_exited_at, self.stopped_at) {
@@ -215,6 +228,8 @@ impl<'a> Watch<'a> {
             violation: self.violation,
             wall_ms: ended.duration_since(started).as_millis() as u64,
             warm: false,
+            lost,
+            code_delivered: self.code_delivered,
         }
     }
 
@@ -243,6 +258,23 @@ impl<'a> Watch<'a> {
     }
 }
 
+/// A sandbox cordon did not kill that died of SIGKILL or SIGTERM (its init's exit code is
+/// 128 + the signal): an operator, the Docker engine or the kernel's OOM killer outside the
+/// limit ended it. A program that exits with 137 or 143 of its own accord reads the same.
+fn killed_from_outside(exit_code: Option<i64>) -> Option<String> {
+    let signal = match exit_code? {
+        137 => "SIGKILL",
+        143 => "SIGTERM",
+        _ => return None,
+    };
+    Some(format!(
+        "the sandbox was ended by {signal} (exit code {}), which cordon did not send: \
+         killed from outside (an operator, the Docker engine, or the kernel's OOM killer \
+         outside the sandbox's limit)",
+        exit_code.unwrap_or_default()
+    ))
+}
+
 /// `started + timeout`, or a year away when that overflows (a timeout that large is
 /// effectively none, but must not panic).
 fn deadline_after(started: Instant, timeout: Duration) -> Instant {
@@ -255,13 +287,16 @@ fn violation(kind: ViolationKind, detail: String) -> Violation {
     Violation { kind, detail }
 }
 
-/// Writes the program to the container's stdin, then closes it so Python sees EOF. A
-/// write error means the program is already gone; its end is observed elsewhere.
-async fn feed_stdin(mut input: Pin<Box<dyn AsyncWrite + Send>>, code: &str) {
+/// Writes the program to the container's stdin, then closes it so Python sees EOF; true
+/// when both succeeded. A write error means the program is already gone; its end is
+/// observed elsewhere.
+async fn feed_stdin(mut input: Pin<Box<dyn AsyncWrite + Send>>, code: &str) -> bool {
     if let Err(e) = input.write_all(code.as_bytes()).await {
         tracing::debug!("sandbox stdin closed early: {e}");
+        let _ = input.shutdown().await;
+        return false;
     }
-    let _ = input.shutdown().await;
+    input.shutdown().await.is_ok()
 }
 
 /// Resolves once Docker reports the container not running (a non-zero exit arrives as an
@@ -310,5 +345,19 @@ async fn sleep_until_or_never(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_deaths_by_sigkill_or_sigterm_read_as_killed_from_outside() {
+        assert!(killed_from_outside(Some(137)).unwrap().contains("SIGKILL"));
+        assert!(killed_from_outside(Some(143)).unwrap().contains("SIGTERM"));
+        for ended_on_its_own in [Some(0), Some(1), Some(2), Some(139), None] {
+            assert_eq!(killed_from_outside(ended_on_its_own), None);
+        }
     }
 }

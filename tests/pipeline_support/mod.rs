@@ -5,13 +5,14 @@
 
 #![allow(dead_code)]
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cordon::client::Client;
 use cordon::config::Settings;
-use cordon::protocol::exec::{ExecRequest, ExecResult};
+use cordon::protocol::exec::{ExecRequest, ExecResult, Status};
 
 pub const MIB: u64 = 1 << 20;
 
@@ -510,3 +511,43 @@ pub const DEPLOY_NATS_USERS: [&str; 9] = [
     "alice",
     "bob",
 ];
+
+/// Submits `count` jobs that each sleep `seconds` and print their number.
+pub async fn submit_sleepers(client: &Client, count: usize, seconds: f64) -> Vec<(String, usize)> {
+    let mut jobs = Vec::new();
+    for n in 0..count {
+        let id = Client::new_request_id();
+        let code = format!("import time\ntime.sleep({seconds})\nprint({n})\n");
+        client
+            .submit(&id, &request(&code, "untrusted"))
+            .await
+            .expect("submit");
+        jobs.push((id, n));
+    }
+    jobs
+}
+
+/// Waits for every job's result and checks each ran to completion with its own output.
+pub async fn expect_all_completed(client: &Client, jobs: &[(String, usize)]) {
+    for (id, n) in jobs {
+        let result = wait_result(client, id).await;
+        assert_eq!(result.status, Status::Completed, "job {n}: {result:?}");
+        assert_eq!(result.stdout, format!("{n}\n"), "job {n}");
+    }
+}
+
+/// Waits up to a minute until `host` has a sandbox, and returns those it has then.
+pub async fn wait_for_running_sandboxes(host: &str) -> HashSet<String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let running = containers_of(host);
+        if !running.is_empty() {
+            return running.into_iter().collect();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no sandbox started for {host}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

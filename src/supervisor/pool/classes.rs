@@ -6,6 +6,7 @@
 use super::{PoolClass, Room};
 use crate::config::Settings;
 use crate::docker::HostCapacity;
+use crate::owner::OwnerTag;
 use crate::protocol::assessor::{Level, TrustLevel};
 use crate::scheduler::limits::requested_limits;
 use crate::supervisor::spec::SandboxSpec;
@@ -17,11 +18,11 @@ const TRUST_LEVELS: [TrustLevel; 3] = [
 ];
 
 /// The pooled classes of this host, in `[pool]` order; levels of size 0 are left out.
-pub fn pool_classes(settings: &Settings, host_id: &str) -> Vec<PoolClass> {
+pub fn pool_classes(settings: &Settings, host_id: &str, owner: &OwnerTag) -> Vec<PoolClass> {
     TRUST_LEVELS
         .iter()
         .map(|trust| PoolClass {
-            template: template_for(settings, host_id, *trust),
+            template: template_for(settings, (host_id, owner), *trust),
             size: settings.pool.size_for(*trust) as usize,
         })
         .filter(|class| class.size > 0)
@@ -39,11 +40,16 @@ pub fn pool_room(settings: &Settings, capacity: HostCapacity) -> Room {
     }
 }
 
-fn template_for(settings: &Settings, host_id: &str, trust: TrustLevel) -> SandboxSpec {
+fn template_for(
+    settings: &Settings,
+    (host_id, owner): (&str, &OwnerTag),
+    trust: TrustLevel,
+) -> SandboxSpec {
     let sandbox = &settings.sandbox;
     SandboxSpec {
         request_id: super::super::hardening::WARM_REQUEST_ID.to_string(),
         host_id: host_id.to_string(),
+        owner: owner.clone(),
         image: sandbox.image.clone(),
         runtime: sandbox.runtime.clone(),
         user: sandbox.user.clone(),
@@ -64,7 +70,7 @@ mod tests {
     #[test]
     fn low_risk_code_of_a_pooled_level_matches_its_class_whatever_its_size() {
         let settings = Settings::load(None).unwrap();
-        let classes = pool_classes(&settings, "h");
+        let classes = pool_classes(&settings, "h", &OwnerTag::unlocked("test"));
         let untrusted = &classes[0];
         assert_eq!(untrusted.size, settings.pool.untrusted as usize);
         for code_bytes in [1, 10_000, 1 << 20] {
@@ -84,7 +90,7 @@ mod tests {
     #[test]
     fn riskier_code_gets_another_shape_and_runs_cold() {
         let settings = Settings::load(None).unwrap();
-        let class = &pool_classes(&settings, "h")[0];
+        let class = &pool_classes(&settings, "h", &OwnerTag::unlocked("test"))[0];
         let mut job = class.template.clone();
         job.limits = requested_limits(&settings, TrustLevel::Untrusted, Level::Medium, 1, None);
         assert_ne!(Shape::of(&job), Shape::of(&class.template));
@@ -94,7 +100,7 @@ mod tests {
     fn levels_of_size_zero_are_not_pooled_and_the_reserve_is_kept_back() {
         let mut settings = Settings::load(None).unwrap();
         settings.pool = crate::config::PoolSettings::disabled();
-        assert!(pool_classes(&settings, "h").is_empty());
+        assert!(pool_classes(&settings, "h", &OwnerTag::unlocked("test")).is_empty());
         settings.scheduler.reserve_cpus = 0.5;
         let capacity = HostCapacity {
             cpus: 2.0,

@@ -62,6 +62,7 @@ mod tests {
         SandboxSpec {
             request_id: "a".into(),
             host_id: "h".into(),
+            owner: crate::owner::OwnerTag::unlocked("test"),
             image: "img".into(),
             runtime: "runc".into(),
             user: "1000:1000".into(),
