@@ -305,3 +305,30 @@ async fn a_pool_whose_image_is_missing_makes_nothing_and_the_cold_path_says_why(
     pool.close().await;
     assert_no_leftovers(&docker, &spec.host_id).await;
 }
+
+/// A warm sandbox killed from outside after it was taken but before its code arrived is
+/// reported lost with the code not delivered: the one case where a job may run again.
+#[tokio::test]
+async fn a_warm_sandbox_killed_before_its_code_is_lost_and_never_ran_the_program() {
+    let docker = docker().await;
+    let spec = spec("killed-warm");
+    let pool = filled_pool(&docker, &spec, 1).await;
+    let warm = pool.take(&spec).expect("a warm sandbox");
+    let id = warm.id().to_string();
+    let killed = std::process::Command::new("docker")
+        .args(["kill", &id])
+        .output()
+        .unwrap();
+    assert!(killed.status.success());
+    let (lifecycle, _events) = mpsc::channel(8);
+    let (_orders, kills) = mpsc::channel(1);
+    let code = "print('ran')";
+    let outcome = run_sandbox_warm(&docker, Some(warm), &spec, code, kills, lifecycle)
+        .await
+        .expect("an outcome");
+    assert!(outcome.lost.is_some(), "{outcome:?}");
+    assert!(!outcome.code_delivered, "{outcome:?}");
+    assert!(outcome.stdout.is_empty());
+    pool.close().await;
+    assert_no_leftovers(&docker, &spec.host_id).await;
+}

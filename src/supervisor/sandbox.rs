@@ -23,7 +23,7 @@ use super::hardening::{container_config, container_name, validate_limits};
 use super::pool::WarmContainer;
 use super::reaper::force_remove;
 use super::spec::{Lifecycle, SandboxOutcome, SandboxSpec};
-use super::watch::{kill, wait_stopped, Watch};
+use super::watch::{kill, wait_stopped, Ended, Watch};
 use super::SandboxError;
 use crate::docker::is_not_found;
 use crate::protocol::exec::Violation;
@@ -233,16 +233,14 @@ async fn watch_to_end(
     .await;
     let mut watch = Watch::new(docker, container_id, spec);
     watch.run(streams, code, kills, started).await;
-    let settled = settle(docker, container_id).await?;
-    let (exit_code, oom_killed) = (settled.exit_code, settled.oom_killed);
+    let (ended, layers) = settle(docker, container_id).await?;
     let exited = Lifecycle::Exited {
         container_id: container,
-        exit_code,
-        oom_killed,
+        exit_code: ended.exit_code,
+        oom_killed: ended.oom_killed,
     };
     emit(lifecycle, exited).await;
-    let outcome = watch.into_outcome(started, (exit_code, oom_killed), settled.lost);
-    let layers = settled.layers;
+    let outcome = watch.into_outcome(started, ended);
     Ok(Ran { outcome, layers })
 }
 
@@ -258,27 +256,22 @@ pub(super) async fn attach(
         })
 }
 
-/// How a container ended, read after its watch.
-struct Settled {
-    exit_code: Option<i64>,
-    oom_killed: bool,
-    layers: Option<OverlayLayers>,
-    /// Set when the container was not there to ask, or had to be killed by cordon after
-    /// the watch lost sight of it.
-    lost: Option<String>,
-}
-
 /// Makes sure the container has stopped (killing it if the watch gave up on it), then
 /// reads its exit code, whether the kernel OOM-killed something in it, and (from the same
 /// inspection) its overlay directories. Waits out an engine that is restarting.
-async fn settle(docker: &Docker, container_id: &str) -> Result<Settled, SandboxError> {
+async fn settle(
+    docker: &Docker,
+    container_id: &str,
+) -> Result<(Ended, Option<OverlayLayers>), SandboxError> {
     let Some(inspected) = inspect_patiently(docker, container_id).await? else {
-        return Ok(Settled {
-            exit_code: None,
-            oom_killed: false,
-            layers: None,
-            lost: Some("the sandbox was removed by something other than cordon".into()),
-        });
+        let lost = Some("the sandbox was removed by something other than cordon".into());
+        return Ok((
+            Ended {
+                lost,
+                ..Ended::default()
+            },
+            None,
+        ));
     };
     let layers = OverlayLayers::of(&inspected);
     let mut state = inspected.state.unwrap_or_default();
@@ -300,13 +293,20 @@ async fn settle(docker: &Docker, container_id: &str) -> Result<Settled, SandboxE
         Some(true) => None,
         _ => state.exit_code,
     };
-    let oom_killed = state.oom_killed.unwrap_or(false);
-    Ok(Settled {
+    let ended = Ended {
         exit_code,
-        oom_killed,
-        layers,
+        oom_killed: state.oom_killed.unwrap_or(false),
+        finished_at: state.finished_at.as_deref().and_then(engine_time),
         lost,
-    })
+    };
+    Ok((ended, layers))
+}
+
+/// An RFC 3339 time from the engine; `None` for its zero time (never) or anything odd.
+fn engine_time(text: &str) -> Option<std::time::SystemTime> {
+    let parsed = time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339);
+    let parsed: std::time::SystemTime = parsed.ok()?.into();
+    (parsed > std::time::UNIX_EPOCH).then_some(parsed)
 }
 
 /// How long `inspect_patiently` waits for an engine that does not answer (a restart).
@@ -369,6 +369,15 @@ impl SandboxError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_times_are_read_and_its_zero_time_is_none() {
+        let finished = engine_time("2026-11-24T02:10:00.123456789Z").unwrap();
+        let since_epoch = finished.duration_since(std::time::UNIX_EPOCH).unwrap();
+        assert_eq!(since_epoch.subsec_nanos(), 123_456_789);
+        assert_eq!(engine_time("0001-01-01T00:00:00Z"), None);
+        assert_eq!(engine_time("yesterday"), None);
+    }
 
     /// Compiles only if the actor can `tokio::spawn` a run.
     #[allow(dead_code)]

@@ -7,7 +7,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use bollard::container::{AttachContainerResults, LogOutput};
 use bollard::errors::Error as BollardError;
@@ -44,8 +44,20 @@ pub struct Watch<'a> {
     init_exited_at: Option<Instant>,
     tmpfs_bytes: u64,
     memory_bytes: u64,
-    /// The code was written whole and stdin closed while the container still ran.
-    code_delivered: bool,
+    /// When the code had been written whole and stdin closed.
+    fed_at: Option<SystemTime>,
+}
+
+/// How a container ended, as the engine tells it after the watch.
+#[derive(Debug, Default)]
+pub struct Ended {
+    pub exit_code: Option<i64>,
+    pub oom_killed: bool,
+    /// When the engine says it stopped (`None`: not known).
+    pub finished_at: Option<SystemTime>,
+    /// Set when the container was not there to ask, or had to be killed by cordon after
+    /// the watch lost sight of it.
+    pub lost: Option<String>,
 }
 
 impl<'a> Watch<'a> {
@@ -64,7 +76,7 @@ impl<'a> Watch<'a> {
             init_exited_at: None,
             tmpfs_bytes: limits.tmpfs_bytes,
             memory_bytes: limits.memory_bytes,
-            code_delivered: false,
+            fed_at: None,
         }
     }
 
@@ -92,7 +104,7 @@ impl<'a> Watch<'a> {
             tokio::select! {
                 written = &mut feed, if feeding => {
                     feeding = false;
-                    self.code_delivered = written;
+                    self.fed_at = written.then(SystemTime::now);
                 }
                 init = &mut find_init, if finding_init => {
                     finding_init = false;
@@ -198,12 +210,13 @@ impl<'a> Watch<'a> {
     /// The outcome, once the container's exit code and OOM flag are known (and, from the
     /// inspection, whether it was lost). `started` is when the code began to go in (a cold
     /// container's start).
-    pub fn into_outcome(
-        mut self,
-        started: Instant,
-        (exit_code, oom_killed): (Option<i64>, bool),
-        lost: Option<String>,
-    ) -> SandboxOutcome {
+    pub fn into_outcome(mut self, started: Instant, ended: Ended) -> SandboxOutcome {
+        let Ended {
+            exit_code,
+            oom_killed,
+            finished_at,
+            lost,
+        } = ended;
         if self.violation.is_none() {
             self.violation = self.violation_seen_after_exit(exit_code, oom_killed);
         }
@@ -229,7 +242,7 @@ impl<'a> Watch<'a> {
             wall_ms: ended.duration_since(started).as_millis() as u64,
             warm: false,
             lost,
-            code_delivered: self.code_delivered,
+            code_delivered: delivered(self.fed_at, finished_at),
         }
     }
 
@@ -255,6 +268,18 @@ impl<'a> Watch<'a> {
             return Some(violation(ViolationKind::Disk, detail));
         }
         None
+    }
+}
+
+/// Whether the program can have run: its code was written whole, and the container had
+/// not stopped before that (a write into a dead container's stdin still succeeds; Python
+/// sees the end of its input only after the write, so a container that stopped earlier
+/// never ran the code).
+fn delivered(fed_at: Option<SystemTime>, finished_at: Option<SystemTime>) -> bool {
+    match (fed_at, finished_at) {
+        (None, _) => false,
+        (Some(fed), Some(finished)) => finished >= fed,
+        (Some(_), None) => true,
     }
 }
 
@@ -351,6 +376,23 @@ async fn sleep_until_or_never(at: Option<Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_counts_as_delivered_only_if_the_container_outlived_the_write() {
+        let fed = SystemTime::now();
+        let earlier = fed - Duration::from_millis(5);
+        let later = fed + Duration::from_millis(5);
+        assert!(!delivered(None, Some(later)), "never written whole");
+        assert!(
+            !delivered(Some(fed), Some(earlier)),
+            "dead before the write ended"
+        );
+        assert!(delivered(Some(fed), Some(later)));
+        assert!(
+            delivered(Some(fed), None),
+            "unknown end: assume it may have run"
+        );
+    }
 
     #[test]
     fn only_deaths_by_sigkill_or_sigterm_read_as_killed_from_outside() {
