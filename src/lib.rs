@@ -13,6 +13,7 @@
 //! - [`node`]: starts actors in one process (`up`, `serve`) and the embedded nats-server.
 //! - [`client`]: submit a request and wait for its result (what `cordon exec` uses).
 //! - [`docker`]: connecting to Docker, image presence, host capacity.
+//! - [`panics`]: a panic fails one request (caught per message), or ends the process.
 //! - [`owner`]: which supervisor process owns a sandbox, and whether it is provably gone.
 //! - [`metrics`]: the Prometheus `/metrics` endpoint, observed from the bus.
 //! - [`image`]: builds the sandbox image from Debian's packages.
@@ -35,6 +36,7 @@ pub mod metrics;
 pub mod monitor;
 pub mod node;
 pub mod owner;
+pub mod panics;
 pub mod protocol;
 pub mod proxy;
 pub mod scheduler;

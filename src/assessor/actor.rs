@@ -65,7 +65,7 @@ async fn run_submissions(env: ActorEnv) -> Result<(), ActorError> {
     let progress = env.progress_interval();
     run_pull_loop(
         consumer,
-        NAME,
+        (NAME, &state.reporter),
         4,
         progress,
         env.shutdown.clone(),

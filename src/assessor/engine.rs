@@ -4,8 +4,6 @@
 //! The public entry point of the assessor library; the actor calls it per job. It never
 //! panics to its caller: a panic inside the analysis becomes a HIGH finding.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use crate::protocol::assessor::{Assessment, Origin};
 
 use super::combine::combine;
@@ -27,13 +25,14 @@ pub fn assess(source: &str, origin: Origin) -> Assessment {
 
 /// Assesses one program with the given weights, thresholds and known-threat signatures.
 pub fn assess_with(source: &str, origin: Origin, policy: &Policy) -> Assessment {
-    let hits = catch_unwind(AssertUnwindSafe(|| {
+    let hits = crate::panics::catch(|| {
+        fail::fail_point!("assessor::analyse");
         let mut run = Run {
             signatures: policy.compiled(),
             nested_budget: NESTED_SOURCE_BUDGET,
         };
         analyse(source, 0, &mut run)
-    }))
+    })
     .unwrap_or_else(|_| vec![hit(rules::ANALYSIS_FAILED, 0)]);
     report::build(source, hits, origin, policy)
 }

@@ -68,7 +68,7 @@ pub async fn run(env: ActorEnv) -> Result<(), ActorError> {
     });
     run_pull_loop(
         consumer,
-        CONSUMER,
+        (CONSUMER, &handler.reporter),
         1,
         env.progress_interval(),
         env.shutdown.clone(),

@@ -282,7 +282,22 @@ fn append_one(log: &mut AuditLog, host: &str, message: &Message) -> Result<After
             let mut result = (**result).clone();
             result.audit = Some(AuditRef { index });
             let event_id = envelope.body.event_id.clone();
-            Ok((Some((event_id, envelope.reply(result))), None))
+            let internal = result.error.as_ref().filter(|e| e.code == "internal");
+            let alarm = internal.filter(|_| !duplicate).map(|error| {
+                let detail = format!("{} (audit entry {index})", error.message);
+                alert(host, AlertKind::Internal, Some(request_id), &detail)
+            });
+            Ok((Some((event_id, envelope.reply(result))), alarm))
+        }
+        AuditRecord::Assessed { assessment, .. } if !duplicate && analysis_failed(assessment) => {
+            let detail = format!(
+                "the analysis of this program failed; it is held at {:?} (audit entry {index})",
+                assessment.level
+            );
+            Ok((
+                None,
+                Some(alert(host, AlertKind::Internal, Some(request_id), &detail)),
+            ))
         }
         AuditRecord::Violation { violation, .. } if !duplicate => {
             let detail = format!("violation {violation:?} (audit entry {index})");
@@ -307,6 +322,11 @@ fn append_one(log: &mut AuditLog, host: &str, message: &Message) -> Result<After
         }
         _ => Ok((None, None)),
     }
+}
+
+/// Whether the assessor's own analysis failed on the program (finding CRD004).
+fn analysis_failed(assessment: &crate::protocol::assessor::Assessment) -> bool {
+    assessment.findings.iter().any(|f| f.rule == "CRD004")
 }
 
 /// The event recorded for a message on the audit subject that cannot be read.

@@ -1,7 +1,9 @@
 //! The pull-and-acknowledge loop every JetStream-fed actor runs. A message is acknowledged
 //! only after its handler returns, i.e. after everything it caused is published; while a
 //! handler runs, in-progress acks keep the server from redelivering it. On shutdown the
-//! loop stops pulling and drops unfinished handlers: their messages are redelivered.
+//! loop stops pulling and drops unfinished handlers: their messages are redelivered. A
+//! handler that panics fails only its message: the request is answered `failed`
+//! (`internal`) and audited through the actor's `Reporter`, and the loop goes on.
 
 use std::future::Future;
 use std::time::Duration;
@@ -11,6 +13,7 @@ use async_nats::jetstream::{AckKind, Message};
 use futures::StreamExt;
 use tracing::Instrument;
 
+use super::report::Reporter;
 use super::BusError;
 use crate::shutdown::Shutdown;
 
@@ -32,7 +35,7 @@ pub enum Disposition {
 /// `shutdown` fires. `progress_every` should be well inside the consumer's ack wait.
 pub async fn run_pull_loop<F, Fut>(
     consumer: PullConsumer,
-    name: &str,
+    (name, reporter): (&str, &Reporter),
     concurrency: usize,
     progress_every: Duration,
     mut shutdown: Shutdown,
@@ -58,7 +61,7 @@ where
         match item {
             Ok(message) => {
                 let span = message_span(name, &message);
-                handle_one(message, &handler, progress_every)
+                handle_one(message, (&handler, reporter), progress_every)
                     .instrument(span)
                     .await
             }
@@ -105,20 +108,26 @@ impl Drop for Unsettled {
 }
 
 /// Runs the handler on one message, sending in-progress acks while it works, then settles it.
-async fn handle_one<F, Fut>(message: Message, handler: &F, progress_every: Duration)
-where
+async fn handle_one<F, Fut>(
+    message: Message,
+    (handler, reporter): (&F, &Reporter),
+    progress_every: Duration,
+) where
     F: Fn(Incoming) -> Fut,
     Fut: Future<Output = Disposition>,
 {
     let started = std::time::Instant::now();
     let unsettled = Unsettled(Some(message.clone()));
-    let work = handler(message.clone());
+    let work = crate::panics::Caught::new(handler(message.clone()));
     tokio::pin!(work);
     let mut progress =
         tokio::time::interval_at(tokio::time::Instant::now() + progress_every, progress_every);
     let disposition = loop {
         tokio::select! {
-            disposition = &mut work => break disposition,
+            outcome = &mut work => match outcome {
+                Ok(disposition) => break disposition,
+                Err(panic) => break reporter.fail_after_panic(&message, &panic).await,
+            },
             _ = progress.tick() => {
                 if let Err(e) = message.ack_with(AckKind::Progress).await {
                     tracing::warn!(subject = %message.subject, error = %e, "in-progress ack failed");

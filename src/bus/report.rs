@@ -196,6 +196,48 @@ impl Reporter {
     }
 }
 
+impl Reporter {
+    /// Answers a message whose handler panicked: the request ends `failed` (`internal`),
+    /// audited (the AuditChain raises an alert for it), and the message is acknowledged
+    /// once that is published. A message with no readable request id is audited alone.
+    pub async fn fail_after_panic(
+        &self,
+        message: &super::Incoming,
+        panic: &str,
+    ) -> super::Disposition {
+        use crate::protocol::exec::{ErrorCode, Status};
+        let header = crate::protocol::decode::<serde::de::IgnoredAny>(&message.payload).ok();
+        let request_id = header
+            .as_ref()
+            .map(|envelope| envelope.request_id.clone())
+            .or_else(|| super::msg_id_of(message.headers.as_ref()))
+            .filter(|id| crate::protocol::subjects::is_valid_token(id));
+        let why = format!(
+            "cordon's {} failed on this request (a panic: {panic}); it was not completed, and operators are alerted",
+            self.actor
+        );
+        let info = ErrorInfo::new(ErrorCode::Internal, why);
+        let Some(request_id) = request_id else {
+            let key = unaddressed_key(message);
+            return settle(
+                self.reject(None, &message.payload, info, &key).await,
+                self.actor,
+            );
+        };
+        let request = RequestRef {
+            trace: super::trace_of(message.headers.as_ref(), &request_id),
+            client: submitter_of(message)
+                .or_else(|| header.map(|envelope| envelope.client))
+                .unwrap_or_default(),
+            submitted_at_ms: 0,
+            request_id,
+        };
+        let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
+        result.error = Some(info);
+        settle(self.finish(&request, result).await, self.actor)
+    }
+}
+
 /// A key that names a message with no usable request id, unique per stored message, so its
 /// rejection is audited once even when redelivered.
 pub fn unaddressed_key(message: &super::Incoming) -> String {

@@ -30,7 +30,9 @@ fn out(line: &str) -> bool {
 
 /// Entry point of the binary.
 pub fn run(cli: Cli) -> ExitCode {
-    install_panic_hook();
+    crate::panics::install_hook();
+    // Reads FAILPOINTS when built with the `failpoints` feature (tests); a no-op otherwise.
+    let _fail_points = fail::FailScenario::setup();
     let settings = match load_settings(&cli) {
         Ok(settings) => Arc::new(settings),
         Err(error) => {
@@ -98,15 +100,4 @@ fn init_logging(settings: &Settings, quiet: bool) {
     } else {
         builder.try_init()
     };
-}
-
-/// A panic ends the process (after logging it), so a process manager restarts it and
-/// unacknowledged work is redelivered: no actor limps on with a dead task.
-fn install_panic_hook() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        tracing::error!(panic = %info, "panic; ending the process");
-        default(info);
-        std::process::abort();
-    }));
 }

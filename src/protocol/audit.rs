@@ -221,4 +221,7 @@ pub enum AlertKind {
     Tampering,
     /// The audit log was recovered after a crash (a torn last write was cut off).
     Recovery,
+    /// cordon itself failed on a request (a panic): it was answered `failed`
+    /// (`internal`), or its assessment held at HIGH with finding CRD004.
+    Internal,
 }

@@ -59,7 +59,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         .await?;
     run_pull_loop(
         consumer,
-        NAME,
+        (NAME, &state.reporter),
         1,
         env.progress_interval(),
         env.shutdown.clone(),

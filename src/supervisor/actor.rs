@@ -138,7 +138,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         .await?;
     let pulled = run_pull_loop(
         consumer,
-        NAME,
+        (NAME, &state.reporter),
         max_jobs as usize,
         env.progress_interval(),
         env.shutdown.clone(),
@@ -310,6 +310,7 @@ impl State {
     }
 
     async fn handle(&self, message: Incoming) -> Disposition {
+        fail::fail_point!("supervisor::handle");
         let (envelope, request) = match self.reporter.receive::<Scheduled>(&message).await {
             Ok(opened) => opened,
             Err(disposition) => return disposition,

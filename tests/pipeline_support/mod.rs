@@ -164,6 +164,8 @@ pub struct Node {
     pub config: PathBuf,
     log: PathBuf,
     _dir: Option<tempfile::TempDir>,
+    /// Extra environment for the process (fail points).
+    pub env: Vec<(String, String)>,
 }
 
 impl Node {
@@ -171,6 +173,18 @@ impl Node {
     pub fn up(nats: &Nats, test: &str, config: &str) -> Node {
         let mut node = Node::prepare(test, config);
         node.args = vec!["up".into(), "--nats".into(), nats.url.clone()];
+        node.start();
+        node
+    }
+
+    /// `cordon up --nats URL` with extra environment (fail points).
+    pub fn up_with_env(nats: &Nats, test: &str, config: &str, env: &[(&str, &str)]) -> Node {
+        let mut node = Node::prepare(test, config);
+        node.args = vec!["up".into(), "--nats".into(), nats.url.clone()];
+        node.env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         node.start();
         node
     }
@@ -190,6 +204,7 @@ impl Node {
             config: like.config.clone(),
             log: log_dir.join(format!("{}.log", roles.join("-"))),
             _dir: None,
+            env: Vec::new(),
         };
         node.start();
         node
@@ -211,6 +226,7 @@ impl Node {
             config: config_path,
             log: dir.path().join("node.log"),
             _dir: Some(dir),
+            env: Vec::new(),
         }
     }
 
@@ -229,6 +245,7 @@ impl Node {
             .args(&self.args)
             .env("CORDON__NODE__HOST_ID", &self.host)
             .env("RUST_LOG", "info")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(log.try_clone().expect("log"))
             .stderr(log)
             .spawn()
