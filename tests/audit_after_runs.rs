@@ -21,7 +21,9 @@ const RAN: [&str; 7] = [
     "container_removed",
 ];
 
-/// Every run's removal carries its `docker diff`; a rejected request is kept as a blob;
+/// Every run's creation names its image, the image id the engine ran and the runtime, and
+/// every violation its container; every run's removal carries its `docker diff`; a
+/// rejected request is kept as a blob;
 /// code is a blob, and the second
 /// submission of the same client (`tests`) keeps a diff against the first; the output
 /// flood's full stdout is a blob; and `verify` (above) checked every blob.
@@ -44,6 +46,20 @@ fn assert_blobs_and_changes_were_kept(dir: &std::path::Path, runs: &[(String, St
     for (id, _, _) in runs.iter().filter(|(_, s, _)| *s == Status::Rejected) {
         let payload = &body_of(id, "rejected")["blobs"][0];
         assert_eq!(payload["what"], "payload", "{id}: the bad request is kept");
+    }
+    for (id, status, _) in runs.iter().filter(|(_, s, _)| *s != Status::Rejected) {
+        let created = body_of(id, "container_created");
+        assert_eq!(created["image"], "cordon-python:3.11", "{id}: {created}");
+        assert_eq!(created["runtime"], "runc", "{id}: {created}");
+        let image_id = created["image_id"].as_str().unwrap_or_default();
+        assert!(image_id.starts_with("sha256:"), "{id}: {created}");
+        if *status == Status::Violation {
+            let violation = body_of(id, "violation");
+            assert_eq!(
+                violation["container_id"], created["container_id"],
+                "{id}: the violation names its sandbox: {violation}"
+            );
+        }
     }
     let diff = &body_of(&runs[1].0, "received")["code_diff"];
     assert_eq!(diff["previous_request_id"], runs[0].0.as_str(), "{diff}");

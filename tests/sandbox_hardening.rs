@@ -5,7 +5,7 @@
 
 mod sandbox_support;
 
-use cordon::supervisor::{run_sandbox, Lifecycle, SandboxError};
+use cordon::supervisor::{run_sandbox, Lifecycle, SandboxError, SandboxSpec};
 use sandbox_support::{docker, run_on, spec, stdout_on, MIB, PATHS};
 
 #[tokio::test]
@@ -28,17 +28,30 @@ async fn code_goes_in_through_stdin_and_both_streams_and_the_exit_code_come_back
 async fn lifecycle_events_arrive_in_order_for_one_container() {
     let docker = docker().await;
     let spec = spec("lifecycle");
+    let image = docker.inspect_image(&spec.image).await.unwrap();
+    let image_id = image.id.unwrap();
+    assert!(image_id.starts_with("sha256:"), "{image_id}");
     for path in PATHS {
         let run = run_on(path, &docker, &spec, "print('hi')").await;
-        assert_lifecycle_of_one_container(&run.events, &run.outcome().container_id);
+        let container = &run.outcome().container_id;
+        assert_lifecycle_of_one_container(&run.events, container, (&spec, &image_id));
     }
 }
 
-fn assert_lifecycle_of_one_container(events: &[Lifecycle], id: &str) {
+/// Created (naming the image, the id the engine ran and the runtime), Started, Exited,
+/// Removed, all of one container.
+fn assert_lifecycle_of_one_container(
+    events: &[Lifecycle],
+    id: &str,
+    (spec, image_id): (&SandboxSpec, &str),
+) {
     let id = id.to_string();
     let expected = vec![
         Lifecycle::Created {
             container_id: id.clone(),
+            image: spec.image.clone(),
+            image_id: image_id.to_string(),
+            runtime: spec.runtime.clone(),
         },
         Lifecycle::Started {
             container_id: id.clone(),

@@ -81,7 +81,12 @@ pub enum AuditRecord {
     },
     ContainerCreated {
         container_id: String,
+        /// The image as the settings name it.
         image: String,
+        /// The image id (sha256 digest) the engine ran.
+        #[serde(default)]
+        image_id: String,
+        /// The OCI runtime (`runc`, `runsc`).
         runtime: String,
     },
     ContainerStarted {

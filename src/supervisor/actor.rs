@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use bollard::Docker;
 use futures::StreamExt;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::{mpsc, watch, Notify};
 
 use super::pool::{pool_classes, pool_room, Held};
 use super::reaper::{reap_orphans, remove_own};
@@ -363,9 +363,11 @@ impl State {
         let attempts = lease
             .as_mut()
             .and_then(|l| Some((l.network.clone(), l.take_attempts()?)));
+        // The sandbox running now, for violation records (set when one is created).
+        let (container_seen, container) = watch::channel(String::new());
+        let violations = self.violations(request, container);
         let attempts = attempts.map(|(tag, attempts)| {
-            let audit = self.violations(request);
-            tokio::spawn(forward_attempts(audit, tag, attempts))
+            tokio::spawn(forward_attempts(violations.clone(), tag, attempts))
         });
         let usage_subject = Subject::ContainerUsage {
             request_id: request.request_id.clone(),
@@ -378,7 +380,7 @@ impl State {
             self.host.clone(),
             request.clone(),
             job.limits.clone(),
-            events,
+            (events, container_seen),
         ));
         let code = &job.job.code;
         let outcome = self
@@ -404,7 +406,7 @@ impl State {
             Err(error) => failed_result(&request.request_id, &error),
         };
         if let Some(violation) = &result.violation {
-            self.report_violation(request, violation.clone()).await?;
+            violations.report(violation.clone(), None).await?;
         }
         self.reporter.finish(request, result).await
     }
@@ -466,12 +468,17 @@ impl State {
         }
     }
 
-    fn violations(&self, request: &RequestRef) -> ViolationReporter {
+    fn violations(
+        &self,
+        request: &RequestRef,
+        container: watch::Receiver<String>,
+    ) -> ViolationReporter {
         ViolationReporter {
             bus: self.bus.clone(),
             reporter: self.reporter.clone(),
             host: self.host.clone(),
             request: request.clone(),
+            container,
         }
     }
 
@@ -492,31 +499,27 @@ impl State {
             record_fs_changes: self.settings.sandbox.record_fs_changes,
         }
     }
-
-    async fn report_violation(
-        &self,
-        request: &RequestRef,
-        violation: Violation,
-    ) -> Result<(), BusError> {
-        self.violations(request).report(violation, None).await
-    }
 }
 
-/// Publishes one request's violations (`events.violation`) and records them.
+/// Publishes one request's violations (`events.violation`) and records them, naming the
+/// sandbox they happened in.
+#[derive(Clone)]
 struct ViolationReporter {
     bus: Bus,
     reporter: Reporter,
     host: String,
     request: RequestRef,
+    container: watch::Receiver<String>,
 }
 
 impl ViolationReporter {
     /// `distinct` separates several violations of one request (network denials).
     async fn report(&self, violation: Violation, distinct: Option<&str>) -> Result<(), BusError> {
         let request = &self.request;
+        let container_id = self.container.borrow().clone();
         let event = ViolationEvent {
             host: self.host.clone(),
-            container_id: String::new(),
+            container_id: container_id.clone(),
             violation: violation.clone(),
         };
         let envelope = request.envelope(event);
@@ -535,7 +538,7 @@ impl ViolationReporter {
             )
             .await?;
         let record = AuditRecord::Violation {
-            container_id: String::new(),
+            container_id,
             violation,
         };
         self.reporter.record(request, distinct, record).await
@@ -598,17 +601,26 @@ async fn forward_lifecycle(
     host: String,
     request: RequestRef,
     limits: crate::protocol::scheduler::Limits,
-    mut events: mpsc::Receiver<Lifecycle>,
+    (mut events, container_seen): (mpsc::Receiver<Lifecycle>, watch::Sender<String>),
 ) -> Result<(), BusError> {
     let trace = request.trace.child(NAME);
     while let Some(event) = events.recv().await {
         let (container_id, record) = match event {
-            Lifecycle::Created { container_id } => (
-                container_id.clone(),
+            Lifecycle::Created {
+                container_id,
+                image,
+                image_id,
+                runtime,
+            } => (
+                {
+                    container_seen.send_replace(container_id.clone());
+                    container_id.clone()
+                },
                 AuditRecord::ContainerCreated {
                     container_id,
-                    image: String::new(),
-                    runtime: String::new(),
+                    image,
+                    image_id,
+                    runtime,
                 },
             ),
             Lifecycle::Started { container_id } => {

@@ -57,13 +57,8 @@ pub async fn run_sandbox(
         }
     };
     guard.created(&container_id);
-    emit(
-        &lifecycle,
-        Lifecycle::Created {
-            container_id: container_id.clone(),
-        },
-    )
-    .await;
+    let image_id = image_id_of(docker, &container_id).await;
+    emit(&lifecycle, created_event(spec, &container_id, image_id)).await;
     let ran = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
     let record = spec.record_fs_changes;
     remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
@@ -85,12 +80,9 @@ pub async fn run_sandbox_warm(
     };
     // An invalid spec drops `warm` here, and its guard removes it.
     validate_limits(spec)?;
-    let (container_id, streams, mut guard) = warm.into_parts();
+    let (container_id, image_id, streams, mut guard) = warm.into_parts();
     guard.report_to(&lifecycle);
-    let created = Lifecycle::Created {
-        container_id: container_id.clone(),
-    };
-    emit(&lifecycle, created).await;
+    emit(&lifecycle, created_event(spec, &container_id, image_id)).await;
     let started = Instant::now();
     let ran = watch_to_end(
         docker,
@@ -153,6 +145,29 @@ async fn emit(lifecycle: &Sender<Lifecycle>, event: Lifecycle) {
         lifecycle.send_timeout(event, EMIT_WAIT).await
     {
         tracing::warn!(?event, "lifecycle receiver is full; event dropped");
+    }
+}
+
+fn created_event(spec: &SandboxSpec, container_id: &str, image_id: String) -> Lifecycle {
+    Lifecycle::Created {
+        container_id: container_id.to_string(),
+        image: spec.image.clone(),
+        image_id,
+        runtime: spec.runtime.clone(),
+    }
+}
+
+/// The id (sha256 digest) of the image a created container runs, for the audit log; a
+/// sentence saying why when the engine cannot tell (the run goes on).
+pub(super) async fn image_id_of(docker: &Docker, container_id: &str) -> String {
+    match inspect(docker, container_id).await {
+        Ok(inspected) => inspected
+            .image
+            .unwrap_or_else(|| "unknown: the engine did not say".into()),
+        Err(error) => {
+            tracing::warn!(container = container_id, %error, "cannot read a sandbox's image id");
+            format!("unknown: {error}")
+        }
     }
 }
 

@@ -50,6 +50,11 @@ pub struct SandboxEgress {
 pub enum Lifecycle {
     Created {
         container_id: String,
+        /// What it runs: the image as named, the image id the engine resolved it to (its
+        /// sha256 digest), and the OCI runtime.
+        image: String,
+        image_id: String,
+        runtime: String,
     },
     Started {
         container_id: String,

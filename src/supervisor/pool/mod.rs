@@ -190,7 +190,7 @@ impl WarmPool {
         }
         let left: Vec<WarmContainer> = self.inner.drain();
         for warm in left {
-            let (id, _streams, mut guard) = warm.into_parts();
+            let (id, _image_id, _streams, mut guard) = warm.into_parts();
             match force_remove(&self.inner.docker, &id).await {
                 Ok(()) => guard.disarm(),
                 Err(error) => {

@@ -14,12 +14,14 @@ use crate::supervisor::guard::RemovalGuard;
 use crate::supervisor::hardening::{
     container_name, validate_limits, warm_container_config, WARM_REQUEST_ID,
 };
-use crate::supervisor::sandbox::{attach, create, start};
+use crate::supervisor::sandbox::{attach, create, image_id_of, start};
 use crate::supervisor::spec::SandboxSpec;
 use crate::supervisor::SandboxError;
 
 pub struct WarmContainer {
     id: String,
+    /// The image id the engine resolved its image to (for the audit log).
+    image_id: String,
     streams: AttachContainerResults,
     guard: RemovalGuard,
     ready_at: Instant,
@@ -46,9 +48,9 @@ impl WarmContainer {
         self.streams.output.next().now_or_never().is_none()
     }
 
-    /// Hands it to a job: its id, its attached streams and its removal guard.
-    pub fn into_parts(self) -> (String, AttachContainerResults, RemovalGuard) {
-        (self.id, self.streams, self.guard)
+    /// Hands it to a job: its id, its image id, its attached streams and its removal guard.
+    pub fn into_parts(self) -> (String, String, AttachContainerResults, RemovalGuard) {
+        (self.id, self.image_id, self.streams, self.guard)
     }
 }
 
@@ -72,10 +74,12 @@ pub async fn prepare(
         }
     };
     guard.created(&id);
+    let image_id = image_id_of(docker, &id).await;
     let streams = attach(docker, &id).await?;
     start(docker, &id).await?;
     Ok(WarmContainer {
         id,
+        image_id,
         streams,
         guard,
         ready_at: Instant::now(),
