@@ -202,6 +202,10 @@ impl Cluster {
                 "/var/run/docker.sock:/var/run/docker.sock".into(),
                 "-v".into(),
                 "/var/lib/docker:/var/lib/docker:ro".into(),
+                // The owner locks, shared with every supervisor of this engine (as
+                // deploy/compose.yaml mounts them).
+                "-v".into(),
+                "/run/cordon:/run/cordon".into(),
             ]);
         }
         args.extend(
