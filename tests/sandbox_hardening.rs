@@ -276,3 +276,124 @@ async fn limits_docker_would_read_as_unlimited_are_refused_before_any_container_
     assert!(events.try_recv().is_err(), "no container was created");
     sandbox_support::assert_no_leftovers(&docker, &spec.host_id).await;
 }
+
+/// Tries, from inside, each system call and socket family cordon's seccomp profile refuses
+/// beyond Docker's default, and the ones Python needs; prints `name result` lines.
+const SYSCALL_PROBE: &str = r#"
+import ctypes, errno, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def call(name, number, *args):
+    ctypes.set_errno(0)
+    result = libc.syscall(number, *args)
+    print(name, "ok" if result >= 0 else errno.errorcode.get(ctypes.get_errno(), "?"))
+params = ctypes.create_string_buffer(120)
+call("io_uring_setup", 425, 4, params)
+call("io_uring_enter", 426, 0, 0, 0, 0, 0, 0)
+call("io_uring_register", 427, 0, 0, 0, 0)
+call("userfaultfd", 323, 0)
+call("keyctl", 250, 0, 0, 0, 0, 0)
+call("unshare_user", 272, 0x10000000)
+call("ptrace_traceme", 101, 0, 0, 0, 0)
+call("personality_no_aslr", 135, 0x0040000)
+for name, family, kind, proto in [("vsock", 40, 1, 0), ("alg", 38, 5, 0), ("packet", 17, 3, 0),
+        ("netlink_audit", 16, 3, 9), ("netlink_route", 16, 3, 0), ("unix", 1, 1, 0),
+        ("inet", 2, 1, 0), ("inet6", 10, 1, 0)]:
+    try:
+        socket.socket(family, kind, proto).close()
+        print("socket_" + name, "ok")
+    except OSError as e:
+        print("socket_" + name, errno.errorcode.get(e.errno, "?"))
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+print("fork", os.waitpid(pid, 0)[1] >> 8)
+"#;
+
+/// cordon's seccomp profile holds inside both kinds of sandbox: io_uring, userfaultfd,
+/// keyrings, user namespaces, ptrace, turning ASLR off and socket families other than
+/// unix, IPv4, IPv6 and netlink-route are refused; what Python needs (fork, the allowed
+/// families) works.
+#[tokio::test]
+async fn the_seccomp_profile_refuses_io_uring_vsock_and_the_rest_from_inside() {
+    let docker = docker().await;
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("seccomp"), SYSCALL_PROBE).await;
+        let result = |name: &str| {
+            out.lines()
+                .find_map(|l| l.strip_prefix(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("no line for {name}: {out}"))
+                .to_string()
+        };
+        for refused in [
+            "io_uring_setup",
+            "io_uring_enter",
+            "io_uring_register",
+            "userfaultfd",
+            "keyctl",
+            "unshare_user",
+            "ptrace_traceme",
+            "personality_no_aslr",
+            "socket_vsock",
+            "socket_alg",
+            "socket_packet",
+            "socket_netlink_audit",
+        ] {
+            assert_eq!(result(refused), "EPERM", "{refused} on {path:?}: {out}");
+        }
+        for allowed in [
+            "socket_netlink_route",
+            "socket_unix",
+            "socket_inet",
+            "socket_inet6",
+        ] {
+            assert_eq!(result(allowed), "ok", "{allowed} on {path:?}: {out}");
+        }
+        assert_eq!(result("fork"), "7", "{out}");
+    }
+}
+
+/// What tells the host's shape reads as empty inside a sandbox; what Python reads stays.
+#[tokio::test]
+async fn proc_files_that_describe_the_host_are_masked() {
+    let docker = docker().await;
+    let code = r#"
+import os
+for p in ["/proc/meminfo", "/proc/loadavg", "/proc/uptime", "/proc/stat", "/proc/cmdline",
+          "/proc/sys/kernel/random/boot_id", "/proc/interrupts", "/proc/vmcoreinfo",
+          "/proc/cpuinfo", "/proc/self/status"]:
+    try:
+        print(p, len(open(p).read()))
+    except OSError as e:
+        print(p, "error", e.errno)
+print("cpus", os.cpu_count())
+"#;
+    for path in PATHS {
+        let out = stdout_on(path, &docker, &spec("masked"), code).await;
+        let size = |p: &str| {
+            out.lines()
+                .find_map(|l| l.strip_prefix(&format!("{p} ")))
+                .unwrap_or_else(|| panic!("no line for {p}: {out}"))
+                .to_string()
+        };
+        for masked in [
+            "/proc/meminfo",
+            "/proc/loadavg",
+            "/proc/uptime",
+            "/proc/stat",
+            "/proc/cmdline",
+            "/proc/sys/kernel/random/boot_id",
+            "/proc/interrupts",
+        ] {
+            assert_eq!(size(masked), "0", "{masked} on {path:?}: {out}");
+        }
+        let vmcoreinfo = size("/proc/vmcoreinfo");
+        assert!(
+            vmcoreinfo == "0" || vmcoreinfo.starts_with("error"),
+            "{out}"
+        );
+        for kept in ["/proc/cpuinfo", "/proc/self/status"] {
+            assert_ne!(size(kept), "0", "{kept} stays readable: {out}");
+        }
+        assert!(!out.contains("cpus None"), "{out}");
+    }
+}

@@ -187,6 +187,42 @@ fn egress_dns(spec: &SandboxSpec) -> Option<Vec<String>> {
         .map(|egress| vec![egress.dns_server.clone()])
 }
 
+/// What of /proc and /sys a sandbox reads as empty: Docker's default list, and what tells
+/// the host's shape (memory, load, uptime and boot time, kernel command line and symbols,
+/// boot id, interrupts, disks, crash-dump layout) that no Python module needs. What Python
+/// and its libraries read (cpuinfo, self/, the cgroup's own files) stays.
+pub const MASKED_PATHS: [&str; 27] = [
+    // Docker's defaults.
+    "/proc/asound",
+    "/proc/acpi",
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/latency_stats",
+    "/proc/timer_list",
+    "/proc/timer_stats",
+    "/proc/sched_debug",
+    "/proc/scsi",
+    "/sys/firmware",
+    // The host's shape.
+    "/proc/meminfo",
+    "/proc/loadavg",
+    "/proc/uptime",
+    "/proc/stat",
+    "/proc/cmdline",
+    "/proc/sys/kernel/random/boot_id",
+    "/proc/interrupts",
+    "/proc/softirqs",
+    "/proc/vmcoreinfo",
+    "/proc/kallsyms",
+    "/proc/modules",
+    "/proc/diskstats",
+    "/proc/partitions",
+    "/proc/swaps",
+    "/proc/vmstat",
+    "/proc/zoneinfo",
+    "/proc/slabinfo",
+];
+
 /// `none`, or the request's own network.
 fn network_mode(spec: &SandboxSpec) -> String {
     match &spec.egress {
@@ -200,8 +236,12 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
     let memory = clamp_i64(limits.memory_bytes);
     HostConfig {
         cap_drop: Some(vec!["ALL".to_string()]),
-        // Docker's default seccomp profile stays on: only this option is added.
-        security_opt: Some(vec!["no-new-privileges".to_string()]),
+        // cordon's own seccomp profile (stricter than Docker's default; see `seccomp`).
+        security_opt: Some(vec![
+            "no-new-privileges".to_string(),
+            format!("seccomp={}", super::seccomp::profile_json()),
+        ]),
+        masked_paths: Some(MASKED_PATHS.iter().map(|p| p.to_string()).collect()),
         privileged: Some(false),
         readonly_rootfs: Some(true),
         tmpfs: Some(tmpfs_mounts(spec)),

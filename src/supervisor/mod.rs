@@ -5,6 +5,7 @@
 //!
 //! - `spec`: `SandboxSpec`, `Lifecycle`, `SandboxOutcome`.
 //! - `hardening`: the container configuration (pure).
+//! - `seccomp`: cordon's own seccomp profile, stricter than Docker's default (pure).
 //! - `sandbox`: `run_sandbox`, from create to removal.
 //! - `watch`: the running part: stdin, output caps, deadline, kill orders.
 //! - `output`: output caps and reading a full disk from stderr (pure).
@@ -23,6 +24,7 @@ pub mod pool;
 pub mod reaper;
 pub mod result;
 pub mod sandbox;
+pub mod seccomp;
 pub mod spec;
 mod watch;
 
