@@ -182,7 +182,11 @@ pub struct SchedulerSettings {
 pub struct SandboxSettings {
     pub image: String,
     pub runtime: String,
+    /// `auto`: a uid (and gid) of its own per sandbox from `uid_first`/`uid_count`; or a
+    /// fixed `uid:gid` shared by every sandbox.
     pub user: String,
+    pub uid_first: u32,
+    pub uid_count: u32,
     pub workdir: String,
     pub debian_suite: String,
     pub debian_mirror: String,

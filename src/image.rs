@@ -417,6 +417,7 @@ async fn smoke_test(
         request_id: "image-check".to_string(),
         host_id: "image-build".to_string(),
         owner: crate::owner::OwnerTag::unlocked("image-build"),
+        uids: crate::supervisor::uids::range_of(settings, &crate::owner::default_owner_dir()),
         image: image.to_string(),
         runtime: settings.runtime.clone(),
         user: settings.user.clone(),

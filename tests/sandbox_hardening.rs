@@ -6,7 +6,7 @@
 mod sandbox_support;
 
 use cordon::supervisor::{run_sandbox, Lifecycle, SandboxError, SandboxSpec};
-use sandbox_support::{docker, run_on, spec, stdout_on, MIB, PATHS};
+use sandbox_support::{docker, run_on, spec, stdout_on, Path, MIB, PATHS};
 
 #[tokio::test]
 async fn code_goes_in_through_stdin_and_both_streams_and_the_exit_code_come_back() {
@@ -396,4 +396,83 @@ print("cpus", os.cpu_count())
         }
         assert!(!out.contains("cpus None"), "{out}");
     }
+}
+
+/// A spec whose sandboxes each get a uid of their own from a range, locked in `dir`.
+fn own_uid_spec(test: &str, dir: &std::path::Path) -> SandboxSpec {
+    SandboxSpec {
+        user: "auto".into(),
+        uids: Some(cordon::supervisor::uids::UidRange {
+            first: 1_879_048_192,
+            count: 65_536,
+            dir: dir.to_path_buf(),
+        }),
+        ..spec(test)
+    }
+}
+
+/// With `user = "auto"` each sandbox runs as a uid and gid of its own from the range (no
+/// host account, no supplementary group), and its working directory is its own.
+#[tokio::test]
+async fn each_sandbox_runs_as_a_uid_of_its_own_from_the_range() {
+    let docker = docker().await;
+    let locks = tempfile::tempdir().unwrap();
+    let code = "import os\nopen('/work/mine', 'w').write('x')\nprint(os.getuid(), os.getgid(), os.getgroups())";
+    let mut seen = Vec::new();
+    for path in PATHS {
+        // Two hosts' worth of sandboxes (each run checks its host is left empty), one lock dir.
+        let first = own_uid_spec("own-uid-a", locks.path());
+        let second = own_uid_spec("own-uid-b", locks.path());
+        let (a, b) = tokio::join!(
+            stdout_on(path, &docker, &first, code),
+            stdout_on(path, &docker, &second, code)
+        );
+        for out in [a, b] {
+            let fields: Vec<&str> = out.split_whitespace().collect();
+            let uid: u32 = fields[0].parse().unwrap_or_else(|_| panic!("{out}"));
+            assert!(
+                (1_879_048_192..1_879_048_192 + 65_536).contains(&uid),
+                "{out}"
+            );
+            assert_eq!(fields[1], fields[0], "gid is the uid's own: {out}");
+            let groups = fields[2..].join(" ");
+            assert!(groups == "[]" || groups == format!("[{uid}]"), "{out}");
+            assert!(!seen.contains(&uid), "uid {uid} was handed out twice");
+            seen.push(uid);
+        }
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    for uid in &seen {
+        assert!(
+            !passwd.contains(&format!(":{uid}:")),
+            "uid {uid} is a host account"
+        );
+    }
+}
+
+/// One sandbox holding every inotify instance its user may have does not starve another
+/// sandbox running at the same time (per-user kernel quotas are not shared).
+#[tokio::test]
+async fn a_sandbox_holding_its_users_inotify_quota_does_not_starve_another() {
+    let docker = docker().await;
+    let locks = tempfile::tempdir().unwrap();
+    let hog_spec = own_uid_spec("inotify-hog", locks.path());
+    let other_spec = own_uid_spec("inotify-other", locks.path());
+    let hog = "import ctypes, time\nlibc = ctypes.CDLL(None, use_errno=True)\nn = 0\nwhile libc.inotify_init1(0) >= 0:\n    n += 1\nprint('held', n, ctypes.get_errno(), flush=True)\ntime.sleep(5)";
+    let other = "import ctypes, time\ntime.sleep(2)\nlibc = ctypes.CDLL(None, use_errno=True)\nfd = libc.inotify_init1(0)\nprint('fd' if fd >= 0 else 'errno %d' % ctypes.get_errno())";
+    let (held, got) = tokio::join!(
+        stdout_on(Path::Cold, &docker, &hog_spec, hog),
+        stdout_on(Path::Cold, &docker, &other_spec, other)
+    );
+    assert!(held.starts_with("held "), "{held}");
+    let count: u32 = held.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(
+        count > 0 && count < 1024,
+        "the hog reached its user's limit: {held}"
+    );
+    assert_eq!(
+        got.trim(),
+        "fd",
+        "the other sandbox still gets an inotify instance"
+    );
 }

@@ -22,6 +22,7 @@ use tokio::sync::{mpsc, watch, Notify};
 use super::pool::{pool_classes, pool_room, Held};
 use super::reaper::{reap_orphans, remove_own};
 use super::result::result_of_run;
+use super::uids::{check_range, range_of, UidRange};
 use super::{run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use super::{WarmContainer, WarmPool};
 use crate::bus::report::{settle, Reporter, RequestRef};
@@ -79,6 +80,8 @@ struct State {
     egress: Egress,
     /// This process as the owner of its sandboxes.
     instance: Instance,
+    /// Where each sandbox's own uid comes from (`None`: a fixed user).
+    uids: Option<UidRange>,
 }
 
 async fn run(env: ActorEnv) -> Result<(), ActorError> {
@@ -98,7 +101,11 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         0 => (capacity.cpus * 2.0).ceil().max(1.0) as u32,
         n => n,
     };
-    let classes = pool_classes(&env.settings, &host, instance.tag());
+    let uids = range_of(&env.settings.sandbox, &owner_dir);
+    if let Some(range) = &uids {
+        check_range(range.first, range.count).map_err(|e| fatal(format!("[sandbox] {e}")))?;
+    }
+    let classes = pool_classes(&env.settings, &host, (instance.tag(), &uids));
     let pool = (!classes.is_empty())
         .then(|| WarmPool::start(&docker, classes, pool_room(&env.settings, capacity)));
     let state = Arc::new(State {
@@ -119,6 +126,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
             &env.settings.network,
         ),
         instance,
+        uids,
     });
     let kills = env
         .bus
@@ -488,6 +496,7 @@ impl State {
             request_id: request.request_id.clone(),
             host_id: self.host.clone(),
             owner: self.instance.tag().clone(),
+            uids: self.uids.clone(),
             image: sandbox.image.clone(),
             runtime: sandbox.runtime.clone(),
             user: sandbox.user.clone(),

@@ -11,6 +11,7 @@ use tokio::sync::mpsc::Sender;
 
 use super::reaper::force_remove;
 use super::spec::Lifecycle;
+use super::uids::UidLease;
 
 /// Tries after a drop whose container creation may still be in flight: the create can
 /// land after the first removal attempt found nothing.
@@ -25,6 +26,8 @@ pub struct RemovalGuard {
     armed: bool,
     /// Where `Removed` goes; `None` while a warm sandbox belongs to no job yet.
     lifecycle: Option<Sender<Lifecycle>>,
+    /// The sandbox's own uid, held until the container is gone.
+    uid: Option<UidLease>,
 }
 
 impl RemovalGuard {
@@ -43,12 +46,18 @@ impl RemovalGuard {
             created: false,
             armed: true,
             lifecycle: None,
+            uid: None,
         }
     }
 
     /// From now on, a removal on drop is reported to `lifecycle`.
     pub fn report_to(&mut self, lifecycle: &Sender<Lifecycle>) {
         self.lifecycle = Some(lifecycle.clone());
+    }
+
+    /// Holds the sandbox's uid for as long as its container may exist.
+    pub fn hold(&mut self, uid: Option<UidLease>) {
+        self.uid = uid;
     }
 
     /// The container exists, with this id.
@@ -76,7 +85,11 @@ impl Drop for RemovalGuard {
         let target = std::mem::take(&mut self.target);
         let created = self.created;
         let lifecycle = self.lifecycle.clone();
-        runtime.spawn(remove_abandoned(docker, target, created, lifecycle));
+        let uid = self.uid.take();
+        runtime.spawn(async move {
+            remove_abandoned(docker, target, created, lifecycle).await;
+            drop(uid);
+        });
     }
 }
 

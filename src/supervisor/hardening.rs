@@ -13,6 +13,7 @@ use bollard::models::{
 };
 
 use super::spec::SandboxSpec;
+use super::uids::{UidLease, PER_SANDBOX};
 use super::SandboxError;
 
 /// Label every cordon container carries; `reap` looks for it.
@@ -106,6 +107,25 @@ pub fn labels(spec: &SandboxSpec) -> HashMap<String, String> {
     ]);
     spec.owner.label(&mut labels);
     labels
+}
+
+/// `spec` with its user made concrete: for `auto`, a uid of its own (and gid of the same
+/// number), held by the returned lease.
+pub fn with_own_uid(spec: &SandboxSpec) -> Result<(SandboxSpec, Option<UidLease>), SandboxError> {
+    if spec.user != PER_SANDBOX {
+        return Ok((spec.clone(), None));
+    }
+    let Some(range) = &spec.uids else {
+        return Err(SandboxError::NoUid {
+            why: "user is \"auto\" but no uid range is configured".into(),
+        });
+    };
+    let lease = range.claim()?;
+    let concrete = SandboxSpec {
+        user: format!("{uid}:{uid}", uid = lease.uid),
+        ..spec.clone()
+    };
+    Ok((concrete, Some(lease)))
 }
 
 /// The full create request for one sandbox.
@@ -317,6 +337,7 @@ mod tests {
             request_id: "01HZX/Req".into(),
             host_id: "h1".into(),
             owner: crate::owner::OwnerTag::unlocked("test"),
+            uids: None,
             image: "img".into(),
             runtime: "runc".into(),
             user: "1000:1000".into(),

@@ -13,6 +13,7 @@
 //! - `changes`: the sandbox's filesystem changes (`docker diff`) before removal, bounded.
 //! - `reaper`: `force_remove`, `reap_orphans` (owners provably gone) and `remove_own`.
 //! - `pool`: warm sandboxes made ahead of their jobs, one job each.
+//! - `uids`: a uid of its own for every sandbox, held while its container exists.
 
 pub mod actor;
 pub mod changes;
@@ -26,6 +27,7 @@ pub mod result;
 pub mod sandbox;
 pub mod seccomp;
 pub mod spec;
+pub mod uids;
 mod watch;
 
 use bollard::errors::Error as BollardError;
@@ -41,6 +43,8 @@ pub enum SandboxError {
     InvalidLimits { request_id: String, why: String },
     #[error("image {image} is not on this host; build it with `cordon image build`")]
     ImageMissing { image: String },
+    #[error("no uid for a sandbox: {why}")]
+    NoUid { why: String },
     #[error("cannot create a sandbox from image {image}: {source}")]
     Create {
         image: String,

@@ -19,7 +19,7 @@ use tokio::sync::mpsc::{Receiver, Sender};
 
 use super::changes::{read_changes, Layers, OverlayLayers};
 use super::guard::RemovalGuard;
-use super::hardening::{container_config, container_name, validate_limits};
+use super::hardening::{container_config, container_name, validate_limits, with_own_uid};
 use super::pool::WarmContainer;
 use super::reaper::force_remove;
 use super::spec::{Lifecycle, SandboxOutcome, SandboxSpec};
@@ -46,8 +46,10 @@ pub async fn run_sandbox(
 ) -> Result<SandboxOutcome, SandboxError> {
     validate_limits(spec)?;
     let name = container_name(&spec.request_id);
+    let (own, uid) = with_own_uid(spec)?;
     let mut guard = RemovalGuard::new(docker, &name, &lifecycle);
-    let container_id = match create(docker, &spec.image, &name, container_config(spec)).await {
+    guard.hold(uid);
+    let container_id = match create(docker, &spec.image, &name, container_config(&own)).await {
         Ok(id) => id,
         Err(e) => {
             if e.docker_answered() {

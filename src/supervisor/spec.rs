@@ -17,8 +17,10 @@ pub struct SandboxSpec {
     pub image: String,
     /// OCI runtime, `runc` or `runsc`.
     pub runtime: String,
-    /// `uid:gid` the program runs as.
+    /// `uid:gid` the program runs as, or `auto` for one of its own from `uids`.
     pub user: String,
+    /// Where `auto` uids come from; `None` when `user` is fixed.
+    pub uids: Option<super::uids::UidRange>,
     /// The program's working directory and `HOME` (a tmpfs).
     pub workdir: String,
     pub limits: Limits,

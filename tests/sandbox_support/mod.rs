@@ -65,6 +65,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         host_id: format!("test-{test}-{unique}"),
         // No lock file: no node's reaper can prove this test gone and remove its sandboxes.
         owner: cordon::owner::OwnerTag::unlocked(&unique),
+        uids: None,
         image: image(),
         runtime: "runc".to_string(),
         user: "1000:1000".to_string(),

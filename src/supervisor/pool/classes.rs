@@ -10,6 +10,7 @@ use crate::owner::OwnerTag;
 use crate::protocol::assessor::{Level, TrustLevel};
 use crate::scheduler::limits::requested_limits;
 use crate::supervisor::spec::SandboxSpec;
+use crate::supervisor::uids::UidRange;
 
 const TRUST_LEVELS: [TrustLevel; 3] = [
     TrustLevel::Untrusted,
@@ -18,11 +19,15 @@ const TRUST_LEVELS: [TrustLevel; 3] = [
 ];
 
 /// The pooled classes of this host, in `[pool]` order; levels of size 0 are left out.
-pub fn pool_classes(settings: &Settings, host_id: &str, owner: &OwnerTag) -> Vec<PoolClass> {
+pub fn pool_classes(
+    settings: &Settings,
+    host_id: &str,
+    (owner, uids): (&OwnerTag, &Option<UidRange>),
+) -> Vec<PoolClass> {
     TRUST_LEVELS
         .iter()
         .map(|trust| PoolClass {
-            template: template_for(settings, (host_id, owner), *trust),
+            template: template_for(settings, (host_id, owner, uids), *trust),
             size: settings.pool.size_for(*trust) as usize,
         })
         .filter(|class| class.size > 0)
@@ -42,7 +47,7 @@ pub fn pool_room(settings: &Settings, capacity: HostCapacity) -> Room {
 
 fn template_for(
     settings: &Settings,
-    (host_id, owner): (&str, &OwnerTag),
+    (host_id, owner, uids): (&str, &OwnerTag, &Option<UidRange>),
     trust: TrustLevel,
 ) -> SandboxSpec {
     let sandbox = &settings.sandbox;
@@ -50,6 +55,7 @@ fn template_for(
         request_id: super::super::hardening::WARM_REQUEST_ID.to_string(),
         host_id: host_id.to_string(),
         owner: owner.clone(),
+        uids: uids.clone(),
         image: sandbox.image.clone(),
         runtime: sandbox.runtime.clone(),
         user: sandbox.user.clone(),
@@ -70,7 +76,7 @@ mod tests {
     #[test]
     fn low_risk_code_of_a_pooled_level_matches_its_class_whatever_its_size() {
         let settings = Settings::load(None).unwrap();
-        let classes = pool_classes(&settings, "h", &OwnerTag::unlocked("test"));
+        let classes = pool_classes(&settings, "h", (&OwnerTag::unlocked("test"), &None));
         let untrusted = &classes[0];
         assert_eq!(untrusted.size, settings.pool.untrusted as usize);
         for code_bytes in [1, 10_000, 1 << 20] {
@@ -90,7 +96,7 @@ mod tests {
     #[test]
     fn riskier_code_gets_another_shape_and_runs_cold() {
         let settings = Settings::load(None).unwrap();
-        let class = &pool_classes(&settings, "h", &OwnerTag::unlocked("test"))[0];
+        let class = &pool_classes(&settings, "h", (&OwnerTag::unlocked("test"), &None))[0];
         let mut job = class.template.clone();
         job.limits = requested_limits(&settings, TrustLevel::Untrusted, Level::Medium, 1, None);
         assert_ne!(Shape::of(&job), Shape::of(&class.template));
@@ -100,7 +106,7 @@ mod tests {
     fn levels_of_size_zero_are_not_pooled_and_the_reserve_is_kept_back() {
         let mut settings = Settings::load(None).unwrap();
         settings.pool = crate::config::PoolSettings::disabled();
-        assert!(pool_classes(&settings, "h", &OwnerTag::unlocked("test")).is_empty());
+        assert!(pool_classes(&settings, "h", (&OwnerTag::unlocked("test"), &None)).is_empty());
         settings.scheduler.reserve_cpus = 0.5;
         let capacity = HostCapacity {
             cpus: 2.0,

@@ -63,6 +63,7 @@ mod tests {
             request_id: "a".into(),
             host_id: "h".into(),
             owner: crate::owner::OwnerTag::unlocked("test"),
+            uids: None,
             image: "img".into(),
             runtime: "runc".into(),
             user: "1000:1000".into(),

@@ -12,7 +12,7 @@ use futures::{FutureExt, StreamExt};
 
 use crate::supervisor::guard::RemovalGuard;
 use crate::supervisor::hardening::{
-    container_name, validate_limits, warm_container_config, WARM_REQUEST_ID,
+    container_name, validate_limits, warm_container_config, with_own_uid, WARM_REQUEST_ID,
 };
 use crate::supervisor::sandbox::{attach, create, image_id_of, start};
 use crate::supervisor::spec::SandboxSpec;
@@ -62,8 +62,10 @@ pub async fn prepare(
 ) -> Result<WarmContainer, SandboxError> {
     validate_limits(template)?;
     let name = container_name(WARM_REQUEST_ID);
+    let (own, uid) = with_own_uid(template)?;
     let mut guard = RemovalGuard::unreported(docker, &name);
-    let body = warm_container_config(template);
+    guard.hold(uid);
+    let body = warm_container_config(&own);
     let id = match create(docker, &template.image, &name, body).await {
         Ok(id) => id,
         Err(e) => {
