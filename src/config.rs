@@ -1,5 +1,7 @@
 //! Settings: `config/default.toml` (compiled in) overlaid by `--config FILE` and then by
 //! `CORDON__SECTION__KEY` environment variables. Every actor reads its part from `Settings`.
+//! A key cordon does not know (a typo'd section or key, in the file or the environment) is
+//! an error naming the key and where it came from, never silently ignored.
 
 use std::path::{Path, PathBuf};
 
@@ -330,6 +332,50 @@ pub enum ConfigError {
     Load(#[from] config::ConfigError),
     #[error("setting {key} is invalid: {why}")]
     Invalid { key: &'static str, why: String },
+    #[error("{}; config/default.toml lists every setting", describe_unknown(.0))]
+    UnknownKeys(Vec<UnknownKey>),
+}
+
+/// A key no setting has, and where it was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKey {
+    /// Dotted path, e.g. `limits.trusted.cpu`.
+    pub key: String,
+    /// `in the settings file PATH` or `from the environment variable CORDON__...`.
+    pub origin: String,
+}
+
+fn describe_unknown(keys: &[UnknownKey]) -> String {
+    let each: Vec<String> = keys
+        .iter()
+        .map(|k| format!("unknown setting `{}` {}", k.key, k.origin))
+        .collect();
+    each.join("; ")
+}
+
+/// The environment variable that sets the dotted `key`.
+fn env_var_of(key: &str) -> String {
+    format!("{ENV_PREFIX}__{}", key.replace('.', "__").to_uppercase())
+}
+
+/// Where an unknown `key` came from: the environment variables that set it or something
+/// under it (`CORDON__LIMITZ__TRUSTED__CPUS` for `limitz`), else the file.
+fn origin_of(key: &str, file: Option<&Path>) -> String {
+    let variable = env_var_of(key);
+    let nested = format!("{variable}__");
+    let set: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| {
+            let name = name.to_uppercase();
+            name == variable || name.starts_with(&nested)
+        })
+        .collect();
+    match (set.as_slice(), file) {
+        ([], Some(path)) => format!("in the settings file {}", path.display()),
+        ([], None) => format!("from the environment ({variable})"),
+        ([one], _) => format!("from the environment variable {one}"),
+        (several, _) => format!("from the environment variables {}", several.join(", ")),
+    }
 }
 
 impl Settings {
@@ -349,7 +395,20 @@ impl Settings {
             .with_list_parse_key("network.allowed_trust")
             .with_list_parse_key("network.allowlist")
             .with_list_parse_key("network.resolve");
-        let mut settings: Settings = builder.add_source(env).build()?.try_deserialize()?;
+        let merged = builder.add_source(env).build()?;
+        let mut unknown = Vec::new();
+        let mut settings: Settings =
+            serde_ignored::deserialize(merged, |path| unknown.push(path.to_string()))?;
+        if !unknown.is_empty() {
+            let keys = unknown
+                .into_iter()
+                .map(|key| UnknownKey {
+                    origin: origin_of(&key, file),
+                    key,
+                })
+                .collect();
+            return Err(ConfigError::UnknownKeys(keys));
+        }
         settings.fill_derived()?;
         Ok(settings)
     }
@@ -476,6 +535,48 @@ mod tests {
         let path = dir.path().join("c.toml");
         std::fs::write(&path, text).unwrap();
         Settings::load(Some(&path))
+    }
+
+    #[test]
+    fn a_misspelt_section_is_refused_naming_it_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[limitz.trusted]\ncpus = 1\n").unwrap();
+        let err = Settings::load(Some(&path)).unwrap_err().to_string();
+        assert!(err.contains("`limitz`"), "{err}");
+        assert!(err.contains(&path.display().to_string()), "{err}");
+    }
+
+    #[test]
+    fn a_misspelt_key_is_refused_naming_its_whole_path_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        let text = "[limits.trusted]\ncpu = 1\n[nats.auth]\nusr = \"x\"\n";
+        std::fs::write(&path, text).unwrap();
+        let err = Settings::load(Some(&path)).unwrap_err();
+        let ConfigError::UnknownKeys(keys) = &err else {
+            panic!("not an unknown-key error: {err}");
+        };
+        let mut named: Vec<&str> = keys.iter().map(|k| k.key.as_str()).collect();
+        named.sort();
+        assert_eq!(named, ["limits.trusted.cpu", "nats.auth.usr"], "{err}");
+        assert!(keys.iter().all(|k| k.origin.contains("c.toml")), "{err}");
+    }
+
+    #[test]
+    fn free_form_tables_take_any_name() {
+        let text = "[clients.trust]\nalice = \"trusted\"\n\
+                    [nats.roles.audit]\nuser = \"audit\"\npassword_file = \"/a\"\n";
+        let settings = load_toml(text).unwrap();
+        assert_eq!(settings.clients.max_trust_of("alice"), TrustLevel::Trusted);
+    }
+
+    #[test]
+    fn an_environment_variable_is_named_by_its_own_spelling() {
+        assert_eq!(
+            env_var_of("limitz.trusted.cpus"),
+            "CORDON__LIMITZ__TRUSTED__CPUS"
+        );
     }
 
     #[test]

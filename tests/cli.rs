@@ -100,3 +100,37 @@ fn help_names_every_command() {
         );
     }
 }
+
+/// A typo'd section or key in a settings file is refused, naming the key and the file.
+#[test]
+fn an_unknown_key_in_a_settings_file_is_refused_naming_key_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    for (settings, key) in [
+        ("[limitz.trusted]\ncpus = 1\n", "`limitz`"),
+        ("[limits.trusted]\ncpu = 1\n", "`limits.trusted.cpu`"),
+    ] {
+        let file = dir.path().join("typo.toml");
+        std::fs::write(&file, settings).unwrap();
+        let file = file.to_str().unwrap();
+        let run = cordon(dir.path(), &["--config", file, "assess", program], &[]);
+        assert_eq!(run.status.code(), Some(2), "{settings}");
+        let stderr = text(&run.stderr);
+        assert!(stderr.contains(key) && stderr.contains(file), "{stderr}");
+    }
+}
+
+/// A `CORDON__...` variable naming no setting is refused, naming the key and the variable.
+#[test]
+fn an_unknown_key_in_the_environment_is_refused_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    let env = [("CORDON__LIMITS__TRUSTED__CPU", "1")];
+    let run = cordon(dir.path(), &["assess", program], &env);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("`limits.trusted.cpu`") && stderr.contains("CORDON__LIMITS__TRUSTED__CPU"),
+        "{stderr}"
+    );
+}
