@@ -571,6 +571,53 @@ mod tests {
         assert_eq!(settings.clients.max_trust_of("alice"), TrustLevel::Trusted);
     }
 
+    /// Every setting of `config/default.toml`, as (section, key) with the key's last part.
+    fn default_keys() -> Vec<(String, String)> {
+        fn walk(prefix: &str, table: config::Map<String, config::Value>, out: &mut Vec<String>) {
+            for (key, value) in table {
+                let path = format!("{prefix}{key}");
+                match value.clone().into_table() {
+                    Ok(inner) if !inner.is_empty() => walk(&format!("{path}."), inner, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        let defaults = Config::builder()
+            .add_source(File::from_str(DEFAULT_TOML, FileFormat::Toml))
+            .build()
+            .unwrap();
+        let mut paths = Vec::new();
+        let table: config::Map<String, config::Value> = defaults.try_deserialize().unwrap();
+        walk("", table, &mut paths);
+        paths
+            .iter()
+            .map(|path| {
+                let section = path.split('.').next().unwrap_or_default();
+                let key = path.rsplit('.').next().unwrap_or_default();
+                (section.to_string(), key.to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_settings_table_names_every_key_in_its_own_section() {
+        let readme = include_str!("../README.md");
+        let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `")).collect();
+        let keys = default_keys();
+        assert!(keys.len() > 50, "{keys:?}");
+        for (section, key) in keys {
+            let row = rows.iter().find(|row| {
+                let first = row.split('|').nth(1).unwrap_or_default().trim();
+                first == format!("`{section}`") || first.starts_with(&format!("`{section}."))
+            });
+            let row = row.unwrap_or_else(|| panic!("README has no row for section {section}"));
+            assert!(
+                row.contains(&format!("`{key}`")),
+                "README's row of {section} does not name `{key}`"
+            );
+        }
+    }
+
     #[test]
     fn an_environment_variable_is_named_by_its_own_spelling() {
         assert_eq!(
