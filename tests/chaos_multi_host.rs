@@ -350,11 +350,19 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
     let cluster = Cluster::start();
     let settings = cluster.alice();
     let url = cluster.url();
-    let connecting = Client::connect(&url, &settings.nats);
-    let client = tokio::time::timeout(Duration::from_secs(60), connecting)
-        .await
-        .expect("the NATS container answers within a minute")
-        .expect("client connects");
+    // The client fails at once while nothing answers (Docker's port proxy accepts before
+    // the server in the container does), so it is retried for up to a minute.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let client = loop {
+        match Client::connect(&url, &settings.nats).await {
+            Ok(client) => break client,
+            Err(error) if Instant::now() < deadline => {
+                eprintln!("chaos: NATS not answering yet: {error}");
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(error) => panic!("the NATS container did not answer within a minute: {error}"),
+        }
+    };
     let jobs = submit_jobs(&client).await;
 
     // 1. SIGKILL worker 1 with sandboxes running; its restart must remove them.

@@ -134,3 +134,22 @@ fn an_unknown_key_in_the_environment_is_refused_naming_the_variable() {
         "{stderr}"
     );
 }
+
+/// `--nats` naming a port where nothing listens fails at once saying the connection was
+/// refused (exit 69), instead of a publish timing out seconds later.
+#[test]
+fn a_nats_url_where_nothing_listens_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    let url = format!("nats://127.0.0.1:{}", pipeline_support::free_port());
+    let started = std::time::Instant::now();
+    let run = cordon(dir.path(), &["exec", "--nats", &url, program], &[]);
+    let took = started.elapsed();
+    assert_eq!(run.status.code(), Some(69), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.to_lowercase().contains("refused") && stderr.contains(&url),
+        "{stderr}"
+    );
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+}

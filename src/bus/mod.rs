@@ -58,32 +58,56 @@ pub struct Bus {
     pub settings: NatsSettings,
 }
 
+/// What a first connection does when no server answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patience {
+    /// Actors: the server may come up after them (a service manager starts both), so keep
+    /// trying until it does.
+    WaitForServer,
+    /// Clients and commands: nobody listening is an error at once ("connection refused").
+    FailFast,
+}
+
 impl Bus {
     /// Connects as `name` with the configured credentials (`nats.auth`), retrying while
     /// the server is not up yet, and keeps reconnecting for as long as the process lives.
     pub async fn connect(url: &str, name: &str, settings: &NatsSettings) -> Result<Bus, BusError> {
-        Self::connect_as(url, name, settings, &settings.auth).await
+        Self::connect_as(url, name, settings, &settings.auth, Patience::WaitForServer).await
     }
 
-    /// Connects as `name` presenting `credentials` (an actor role's own).
+    /// Like `connect`, but fails at once when the server does not answer (a person is
+    /// waiting): `cordon exec --nats`, `cordon override`, the Rust client.
+    pub async fn connect_now(
+        url: &str,
+        name: &str,
+        settings: &NatsSettings,
+    ) -> Result<Bus, BusError> {
+        Self::connect_as(url, name, settings, &settings.auth, Patience::FailFast).await
+    }
+
+    /// Connects as `name` presenting `credentials` (an actor role's own). Once connected,
+    /// it reconnects for as long as the process lives, whatever `patience` says.
     pub async fn connect_as(
         url: &str,
         name: &str,
         settings: &NatsSettings,
         credentials: &auth::Credentials,
+        patience: Patience,
     ) -> Result<Bus, BusError> {
         let inbox_prefix = match settings.inbox_prefix.as_str() {
             "" => credentials.default_inbox_prefix(),
             configured => configured.to_string(),
         };
         let connection = name.to_string();
-        let options = async_nats::ConnectOptions::new()
+        let mut options = async_nats::ConnectOptions::new()
             .name(name)
             .event_callback(move |event| log_event(connection.clone(), event))
             .custom_inbox_prefix(inbox_prefix)
-            .retry_on_initial_connect()
             .max_reconnects(None)
             .connection_timeout(Duration::from_secs(5));
+        if patience == Patience::WaitForServer {
+            options = options.retry_on_initial_connect();
+        }
         let client = credentials
             .apply(options)
             .await?
