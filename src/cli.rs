@@ -137,8 +137,9 @@ pub struct ExecArgs {
     /// through cordon's proxy; only at the trust levels config allows).
     #[arg(long, value_parser = ["none", "allowlist"])]
     pub network: Option<String>,
-    /// Wall-clock deadline in seconds (at most what the trust level allows).
-    #[arg(long, value_name = "SECONDS")]
+    /// Wall-clock deadline in seconds: more than 0, at most the trust level's
+    /// `limits.<trust>.timeout_ms`; anything else is refused.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Print the whole result document as JSON instead of the program's output.
     #[arg(long)]

@@ -153,3 +153,31 @@ fn a_nats_url_where_nothing_listens_is_refused_at_once() {
     );
     assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
 }
+
+/// `--timeout` negative, NaN, 0 or above the trust level's deadline is refused with the
+/// allowed range (exit 2) before anything is started.
+#[test]
+fn a_timeout_outside_the_trust_levels_range_is_refused_with_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    for timeout in ["-1", "NaN", "0", "10.5", "inf"] {
+        let args = [
+            "exec",
+            "--trust",
+            "untrusted",
+            "--timeout",
+            timeout,
+            program,
+        ];
+        let run = cordon(dir.path(), &args, &[]);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "--timeout {timeout}: {stderr}");
+        assert!(
+            stderr.contains("more than 0 and at most 10 s for trust untrusted"),
+            "--timeout {timeout}: {stderr}"
+        );
+    }
+    let trusted = ["exec", "--trust", "trusted", "--timeout", "121", program];
+    let run = cordon(dir.path(), &trusted, &[]);
+    assert!(text(&run.stderr).contains("at most 120 s"), "{run:?}");
+}

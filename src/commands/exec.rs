@@ -14,6 +14,7 @@ use crate::client::Client;
 use crate::config::Settings;
 use crate::node::embedded::EmbeddedNats;
 use crate::node::{lock_data_dir, run_roles, Role};
+use crate::protocol::assessor::TrustLevel;
 use crate::protocol::exec::{ExecRequest, ExecResult, Status};
 use crate::shutdown;
 
@@ -32,11 +33,18 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let timeout_ms = match deadline_ms(args.timeout, &args.trust, &settings) {
+        Ok(timeout_ms) => timeout_ms,
+        Err(message) => {
+            eprintln!("cordon: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let request = ExecRequest {
         code: serde_bytes::ByteBuf::from(code),
         trust: Some(args.trust.clone()),
         origin: Some(args.origin.clone()),
-        timeout_ms: args.timeout.map(|s| (s * 1000.0).max(1.0) as u64),
+        timeout_ms,
         client: Some("cordon-cli".into()),
         network: args.network.clone(),
     };
@@ -56,6 +64,30 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
             ExitCode::from(EXIT_UNAVAILABLE)
         }
     }
+}
+
+/// The deadline `--timeout SECONDS` asks for, in milliseconds, refused (with the allowed
+/// range) unless it is a number above 0 and at most the trust level's own deadline: the
+/// Scheduler would only lower a longer one, and the person asking should know.
+fn deadline_ms(
+    seconds: Option<f64>,
+    trust: &str,
+    settings: &Settings,
+) -> Result<Option<u64>, String> {
+    let Some(seconds) = seconds else {
+        return Ok(None);
+    };
+    let level = TrustLevel::parse(trust).ok_or_else(|| format!("unknown trust level {trust:?}"))?;
+    let ceiling_ms = settings.limits.for_trust(level).timeout_ms;
+    let asked_ms = seconds * 1000.0;
+    if asked_ms > 0.0 && asked_ms <= ceiling_ms as f64 {
+        return Ok(Some((asked_ms.ceil() as u64).max(1)));
+    }
+    Err(format!(
+        "--timeout {seconds} is out of range: it must be more than 0 and at most {} s for \
+         trust {trust} (limits.{trust}.timeout_ms)",
+        ceiling_ms as f64 / 1000.0
+    ))
 }
 
 /// Reads the program, refusing to hold more than the configured code cap in memory.
@@ -187,5 +219,37 @@ fn status_word(status: Status) -> &'static str {
         Status::Blocked => "blocked",
         Status::Rejected => "rejected",
         Status::Failed => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_is_taken_only_above_zero_and_up_to_the_trust_levels_own() {
+        let settings = Settings::load(None).unwrap();
+        let ceiling = settings.limits.untrusted.timeout_ms;
+        assert_eq!(deadline_ms(None, "untrusted", &settings), Ok(None));
+        assert_eq!(
+            deadline_ms(Some(1.5), "untrusted", &settings),
+            Ok(Some(1500))
+        );
+        let at_ceiling = deadline_ms(Some(ceiling as f64 / 1000.0), "untrusted", &settings);
+        assert_eq!(at_ceiling, Ok(Some(ceiling)));
+        for bad in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            ceiling as f64 / 1000.0 + 0.5,
+        ] {
+            let refused = deadline_ms(Some(bad), "untrusted", &settings).unwrap_err();
+            assert!(
+                refused.contains("more than 0 and at most 10 s"),
+                "{bad}: {refused}"
+            );
+        }
+        assert!(deadline_ms(Some(60.0), "trusted", &settings).is_ok());
     }
 }
