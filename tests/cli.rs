@@ -50,23 +50,30 @@ fn the_example_runs_embedded_and_leaves_a_verifiable_audit_log() {
     assert!(pipeline_support::containers_of("t-cli-example").is_empty());
 }
 
+/// A missing sandbox image is named with the command that builds it, and `cordon exec`
+/// exits 69 (cordon unavailable), as the README says.
 #[test]
 fn a_missing_image_is_named_with_the_command_that_builds_it() {
     let dir = tempfile::tempdir().unwrap();
     let program = dir.path().join("p.py");
     std::fs::write(&program, "print(1)\n").unwrap();
-    let env = [
-        ("CORDON__SANDBOX__IMAGE", "cordon-no-such-image:0"),
-        ("CORDON__NODE__HOST_ID", "t-cli-noimage"),
-    ];
-    let run = cordon(dir.path(), &["exec", program.to_str().unwrap()], &env);
-    assert_eq!(run.status.code(), Some(70), "{}", text(&run.stderr));
+    let settings = dir.path().join("nope.toml");
+    std::fs::write(&settings, "[sandbox]\nimage = \"cordon-nope:0\"\n").unwrap();
+    let env = [("CORDON__NODE__HOST_ID", "t-cli-noimage")];
+    let with_settings = ["--config", settings.to_str().unwrap()];
+    let exec = [&with_settings[..], &["exec", program.to_str().unwrap()]].concat();
+    let run = cordon(dir.path(), &exec, &env);
+    assert_eq!(run.status.code(), Some(69), "{}", text(&run.stderr));
     let stderr = text(&run.stderr);
     assert!(
-        stderr.contains("cordon-no-such-image:0") && stderr.contains("cordon image build"),
+        stderr.contains("cordon-nope:0") && stderr.contains("cordon image build"),
         "{stderr}"
     );
-    let doctor = cordon(dir.path(), &["doctor"], &env);
+    let doctor = cordon(
+        dir.path(),
+        &[&with_settings[..], &["doctor"]].concat(),
+        &env,
+    );
     assert_eq!(doctor.status.code(), Some(1));
     let report = text(&doctor.stdout);
     assert!(

@@ -15,7 +15,7 @@ use crate::config::Settings;
 use crate::node::embedded::EmbeddedNats;
 use crate::node::{lock_data_dir, run_roles, Role};
 use crate::protocol::assessor::TrustLevel;
-use crate::protocol::exec::{ExecRequest, ExecResult, Status};
+use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, Status};
 use crate::shutdown;
 
 /// The sandbox was killed for breaking a limit.
@@ -179,13 +179,26 @@ pub(super) fn report(result: &ExecResult, json: bool) -> ExitCode {
     } else {
         print_for_people(result);
     }
+    ExitCode::from(exit_status(result))
+}
+
+/// The exit status documented in the README for a result.
+fn exit_status(result: &ExecResult) -> u8 {
     match result.status {
-        Status::Completed => ExitCode::from(result.exit_code.unwrap_or(0).clamp(0, 255) as u8),
-        Status::Violation => ExitCode::from(EXIT_VIOLATION),
-        Status::Blocked => ExitCode::from(EXIT_BLOCKED),
-        Status::Rejected => ExitCode::from(EXIT_USAGE),
-        Status::Failed => ExitCode::from(EXIT_FAILED),
+        Status::Completed => result.exit_code.unwrap_or(0).clamp(0, 255) as u8,
+        Status::Violation => EXIT_VIOLATION,
+        Status::Blocked => EXIT_BLOCKED,
+        Status::Rejected => EXIT_USAGE,
+        // No image is cordon not being set up, not a run that went wrong.
+        Status::Failed if error_code(result) == Some(ErrorCode::ImageMissing.as_str()) => {
+            EXIT_UNAVAILABLE
+        }
+        Status::Failed => EXIT_FAILED,
     }
+}
+
+fn error_code(result: &ExecResult) -> Option<&str> {
+    result.error.as_ref().map(|e| e.code.as_str())
 }
 
 fn print_for_people(result: &ExecResult) {
@@ -225,6 +238,7 @@ fn status_word(status: Status) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::exec::ErrorInfo;
 
     #[test]
     fn a_deadline_is_taken_only_above_zero_and_up_to_the_trust_levels_own() {
@@ -251,5 +265,17 @@ mod tests {
             );
         }
         assert!(deadline_ms(Some(60.0), "trusted", &settings).is_ok());
+    }
+
+    #[test]
+    fn a_missing_image_exits_unavailable_and_other_failures_failed() {
+        let failed = |code: ErrorCode| {
+            let mut result = ExecResult::without_run("01J9ZQ3V7Y8K2M4N6P8R0T2V4X", Status::Failed);
+            result.error = Some(ErrorInfo::new(code, "x"));
+            exit_status(&result)
+        };
+        assert_eq!(failed(ErrorCode::ImageMissing), EXIT_UNAVAILABLE);
+        assert_eq!(failed(ErrorCode::Docker), EXIT_FAILED);
+        assert_eq!(failed(ErrorCode::Internal), EXIT_FAILED);
     }
 }
