@@ -26,8 +26,12 @@ pub enum Command {
     /// Run all five actors in this process (starts nats-server unless --nats is given).
     Up {
         /// NATS server to use instead of starting one.
-        #[arg(long, value_name = "URL")]
+        #[arg(long, value_name = "URL", conflicts_with = "listen")]
         nats: Option<String>,
+        /// Address the embedded nats-server listens on, e.g. 127.0.0.1:4222 (default:
+        /// nats.listen, else a free loopback port).
+        #[arg(long, value_name = "ADDRESS")]
+        listen: Option<String>,
     },
     /// Run chosen actors in this process against a NATS server, so each scales on its own.
     Serve {

@@ -49,6 +49,9 @@ pub struct NodeSettings {
 #[derive(Debug, Clone, Deserialize)]
 pub struct NatsSettings {
     pub url: String,
+    /// Where `cordon up`'s embedded nats-server listens (`host:port`); empty: a free
+    /// loopback port. `cordon up --listen` overrides it.
+    pub listen: String,
     pub server_bin: String,
     pub max_payload_bytes: u64,
     pub submit_stream: String,

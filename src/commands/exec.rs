@@ -143,7 +143,8 @@ async fn run_embedded(
         .prefix("cordon-exec-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary NATS store: {e}"))?;
-    let server = EmbeddedNats::start(&settings, store.path())
+    // Always a free port: a `cordon up` may hold `nats.listen`.
+    let server = EmbeddedNats::start(&settings, store.path(), None)
         .await
         .map_err(|e| e.to_string())?;
     let (trigger, listener) = shutdown::channel();

@@ -45,7 +45,7 @@ pub fn run(cli: Cli) -> ExitCode {
 
 async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
     match command {
-        Command::Up { nats } => up::up(settings, nats).await,
+        Command::Up { nats, listen } => up::up(settings, nats, listen).await,
         Command::Serve { role, nats } => up::serve(settings, &role, &nats).await,
         Command::Exec(args) => exec::exec(settings, args).await,
         Command::Doctor => doctor::doctor(&settings).await,
