@@ -108,3 +108,20 @@ impl Drop for KilledOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// A node whose log goes to a file (not a terminal) writes plain text: no colour codes.
+#[test]
+fn a_log_written_to_a_file_has_no_colour_codes() {
+    let nats = Nats::start();
+    let node = Node::up(&nats, "plain-log", &test_config(""));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !node.log_text().contains("starting actor") {
+        assert!(std::time::Instant::now() < deadline, "{}", node.log_text());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = node.log_text();
+    assert!(
+        !log.contains("\x1b["),
+        "colour codes in the log file:\n{log}"
+    );
+}

@@ -90,8 +90,10 @@ fn init_logging(settings: &Settings, quiet: bool) {
         settings.log.filter.as_str()
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // Colours only for a person at a terminal: a journal or a log file gets plain text.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = if settings.log.format == "json" {
         builder.json().try_init()
