@@ -15,6 +15,8 @@ use crate::protocol::subjects::is_valid_token;
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 /// Prefix of environment overrides (`CORDON__NATS__URL`).
 pub const ENV_PREFIX: &str = "CORDON";
+/// Most copies JetStream keeps of a stream.
+pub const MAX_REPLICAS: usize = 5;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Settings {
@@ -67,6 +69,8 @@ pub struct NatsSettings {
     pub duplicate_window_secs: u64,
     pub results_max_age_secs: u64,
     pub max_queued_messages: i64,
+    /// Copies of every stream (and its consumers) across a NATS cluster, 1 to 5.
+    pub replicas: usize,
     /// The client name this process submits under (`cordon.v1.exec.submit.<client>`).
     /// Empty: `auth.user`, else `anonymous`.
     #[serde(default)]
@@ -99,6 +103,20 @@ impl NatsSettings {
         } else {
             "anonymous".to_string()
         }
+    }
+
+    /// Checks what the server would refuse later, less clearly.
+    fn check(&self) -> Result<(), ConfigError> {
+        if (1..=MAX_REPLICAS).contains(&self.replicas) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            key: "nats.replicas",
+            why: format!(
+                "{} must be 1 to {MAX_REPLICAS} (JetStream keeps at most five copies)",
+                self.replicas
+            ),
+        })
     }
 
     /// Fills `client` and checks it can stand in a subject.
@@ -431,6 +449,7 @@ impl Settings {
             });
         }
         self.nats.fill_client()?;
+        self.nats.check()?;
         if self.audit.origin.is_empty() {
             self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
         }
@@ -618,6 +637,19 @@ mod tests {
                 row.contains(&format!("`{key}`")),
                 "README's row of {section} does not name `{key}`"
             );
+        }
+    }
+
+    #[test]
+    fn stream_replicas_are_one_by_default_and_one_to_five() {
+        assert_eq!(Settings::load(None).unwrap().nats.replicas, 1);
+        assert_eq!(
+            load_toml("[nats]\nreplicas = 3\n").unwrap().nats.replicas,
+            3
+        );
+        for bad in [0, 6] {
+            let err = load_toml(&format!("[nats]\nreplicas = {bad}\n")).unwrap_err();
+            assert!(err.to_string().contains("nats.replicas"), "{err}");
         }
     }
 

@@ -28,6 +28,14 @@ impl EmbeddedNats {
         listen: Option<&str>,
     ) -> Result<EmbeddedNats, NodeError> {
         let fail = |why: String| NodeError::Embedded(why);
+        if settings.nats.replicas > 1 {
+            return Err(fail(format!(
+                "nats.replicas = {} needs a NATS cluster of at least that many servers, and \
+                 the embedded server is one: set nats.url (or --nats) to the cluster, or \
+                 nats.replicas = 1",
+                settings.nats.replicas
+            )));
+        }
         std::fs::create_dir_all(dir)
             .map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
         let address = match listen {
