@@ -191,12 +191,11 @@ async fn start_pipeline(test: &str) -> Pipeline {
         .expect("setup connects");
     setup.ensure_streams().await.expect("streams at R3");
     for kind in [StreamKind::Submit, StreamKind::Audit, StreamKind::Results] {
-        let name = setup.stream_name(kind).to_string();
-        let mut stream = setup.js.get_stream(&name).await.expect("stream exists");
-        let info = stream.info().await.expect("stream info");
-        assert_eq!(info.config.num_replicas, 3, "{name}");
-        let copies = info.cluster.as_ref().map_or(0, |c| c.replicas.len() + 1);
-        assert_eq!(copies, 3, "{name} is kept on all three servers");
+        assert_eq!(
+            copies(&setup, kind).await,
+            3,
+            "{kind:?} is on all three servers"
+        );
     }
     let front = Node::serve_like_at(
         &base,
@@ -287,4 +286,43 @@ async fn the_audit_role_killed_mid_run_on_a_cluster_loses_no_job() {
     wait_until_finished(&pipeline.client, &jobs, JOBS * 3 / 4, PATIENCE).await;
     assert!(pipeline.workers.is_running() && pipeline.front.is_running());
     pipeline.finish(&jobs).await;
+}
+
+/// Streams made at one replica (a bus that began on one server) are raised to
+/// `nats.replicas` when a node with the cluster's settings declares them.
+#[tokio::test]
+async fn streams_made_at_one_replica_grow_to_the_configured_count() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let cluster = NatsCluster::start();
+    cluster.wait_for_meta_leader().await;
+    let mut single = cordon::config::Settings::load(None).expect("defaults");
+    single.nats.replicas = 1;
+    let url = cluster.urls_from(0);
+    let old = Bus::connect(&url, "test-old", &single.nats).await.unwrap();
+    old.ensure_streams().await.expect("streams at R1");
+    assert_eq!(copies(&old, StreamKind::Audit).await, 1);
+    let mut clustered = single.clone();
+    clustered.nats.replicas = 3;
+    let new = Bus::connect(&url, "test-new", &clustered.nats)
+        .await
+        .unwrap();
+    new.ensure_streams().await.expect("streams raised to R3");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for kind in [StreamKind::Submit, StreamKind::Audit, StreamKind::Results] {
+        while copies(&new, kind).await != 3 {
+            assert!(
+                Instant::now() < deadline,
+                "{kind:?} never reached three copies"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// How many servers keep the stream of `kind`, by the stream's own info.
+async fn copies(bus: &Bus, kind: StreamKind) -> usize {
+    let name = bus.stream_name(kind).to_string();
+    let mut stream = bus.js.get_stream(&name).await.expect("stream exists");
+    let info = stream.info().await.expect("stream info");
+    info.cluster.as_ref().map_or(1, |c| c.replicas.len() + 1)
 }
