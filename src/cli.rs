@@ -25,7 +25,7 @@ pub struct Cli {
 pub enum Command {
     /// Run all five actors in this process (starts nats-server unless --nats is given).
     Up {
-        /// NATS server to use instead of starting one.
+        /// NATS server to use instead of starting one (several of a cluster: comma-separated).
         #[arg(long, value_name = "URL", conflicts_with = "listen")]
         nats: Option<String>,
         /// Address the embedded nats-server listens on, e.g. 127.0.0.1:4222 (default:
@@ -38,7 +38,7 @@ pub enum Command {
         /// Actor(s) to run; repeat for several.
         #[arg(long, required = true, value_enum)]
         role: Vec<Role>,
-        /// NATS server to connect to.
+        /// NATS server to connect to; several of a cluster comma-separated, nearest first.
         #[arg(long, value_name = "URL")]
         nats: String,
     },
@@ -112,7 +112,7 @@ pub struct OverrideArgs {
     /// Who is overriding (default: $USER); kept in the audit log.
     #[arg(long, value_name = "NAME")]
     pub operator: Option<String>,
-    /// NATS server of the running cordon (default: nats.url from the settings).
+    /// NATS server(s) of the running cordon, comma-separated (default: nats.url).
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
     /// How long the grant stays valid, in seconds (at most overrides.max_grant_ttl_secs).
@@ -148,7 +148,8 @@ pub struct ExecArgs {
     /// Print the whole result document as JSON instead of the program's output.
     #[arg(long)]
     pub json: bool,
-    /// NATS server of a running cordon; without it the pipeline runs embedded for this request.
+    /// NATS server(s) of a running cordon, comma-separated; without it the pipeline runs
+    /// embedded for this request.
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
     /// How long to wait for the result, in seconds (queueing included).
