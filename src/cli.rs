@@ -25,16 +25,20 @@ pub struct Cli {
 pub enum Command {
     /// Run all five actors in this process (starts nats-server unless --nats is given).
     Up {
-        /// NATS server to use instead of starting one.
-        #[arg(long, value_name = "URL")]
+        /// NATS server to use instead of starting one (several of a cluster: comma-separated).
+        #[arg(long, value_name = "URL", conflicts_with = "listen")]
         nats: Option<String>,
+        /// Address the embedded nats-server listens on, e.g. 127.0.0.1:4222 (default:
+        /// nats.listen, else a free loopback port).
+        #[arg(long, value_name = "ADDRESS")]
+        listen: Option<String>,
     },
     /// Run chosen actors in this process against a NATS server, so each scales on its own.
     Serve {
         /// Actor(s) to run; repeat for several.
         #[arg(long, required = true, value_enum)]
         role: Vec<Role>,
-        /// NATS server to connect to.
+        /// NATS server to connect to; several of a cluster comma-separated, nearest first.
         #[arg(long, value_name = "URL")]
         nats: String,
     },
@@ -108,7 +112,7 @@ pub struct OverrideArgs {
     /// Who is overriding (default: $USER); kept in the audit log.
     #[arg(long, value_name = "NAME")]
     pub operator: Option<String>,
-    /// NATS server of the running cordon (default: nats.url from the settings).
+    /// NATS server(s) of the running cordon, comma-separated (default: nats.url).
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
     /// How long the grant stays valid, in seconds (at most overrides.max_grant_ttl_secs).
@@ -137,13 +141,15 @@ pub struct ExecArgs {
     /// through cordon's proxy; only at the trust levels config allows).
     #[arg(long, value_parser = ["none", "allowlist"])]
     pub network: Option<String>,
-    /// Wall-clock deadline in seconds (at most what the trust level allows).
-    #[arg(long, value_name = "SECONDS")]
+    /// Wall-clock deadline in seconds: more than 0, at most the trust level's
+    /// `limits.<trust>.timeout_ms`; anything else is refused.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Print the whole result document as JSON instead of the program's output.
     #[arg(long)]
     pub json: bool,
-    /// NATS server of a running cordon; without it the pipeline runs embedded for this request.
+    /// NATS server(s) of a running cordon, comma-separated; without it the pipeline runs
+    /// embedded for this request.
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
     /// How long to wait for the result, in seconds (queueing included).

@@ -43,9 +43,10 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects with the configured credentials, as client `settings.client`.
+    /// Connects with the configured credentials, as client `settings.client`. A server
+    /// that does not answer is an error at once (it keeps reconnecting once connected).
     pub async fn connect(url: &str, settings: &NatsSettings) -> Result<Client, ClientError> {
-        let bus = Bus::connect(url, "cordon-client", settings).await?;
+        let bus = Bus::connect_now(url, "cordon-client", settings).await?;
         let name = settings.client_name();
         Ok(Client { bus, name })
     }

@@ -1,5 +1,7 @@
 //! Settings: `config/default.toml` (compiled in) overlaid by `--config FILE` and then by
 //! `CORDON__SECTION__KEY` environment variables. Every actor reads its part from `Settings`.
+//! A key cordon does not know (a typo'd section or key, in the file or the environment) is
+//! an error naming the key and where it came from, never silently ignored.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,8 @@ use crate::protocol::subjects::is_valid_token;
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 /// Prefix of environment overrides (`CORDON__NATS__URL`).
 pub const ENV_PREFIX: &str = "CORDON";
+/// Most copies JetStream keeps of a stream.
+pub const MAX_REPLICAS: usize = 5;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Settings {
@@ -61,6 +65,9 @@ impl NodeSettings {
 #[derive(Debug, Clone, Deserialize)]
 pub struct NatsSettings {
     pub url: String,
+    /// Where `cordon up`'s embedded nats-server listens (`host:port`); empty: a free
+    /// loopback port. `cordon up --listen` overrides it.
+    pub listen: String,
     pub server_bin: String,
     pub max_payload_bytes: u64,
     pub submit_stream: String,
@@ -76,6 +83,8 @@ pub struct NatsSettings {
     pub duplicate_window_secs: u64,
     pub results_max_age_secs: u64,
     pub max_queued_messages: i64,
+    /// Copies of every stream (and its consumers) across a NATS cluster, 1 to 5.
+    pub replicas: usize,
     /// The client name this process submits under (`cordon.v1.exec.submit.<client>`).
     /// Empty: `auth.user`, else `anonymous`.
     #[serde(default)]
@@ -108,6 +117,20 @@ impl NatsSettings {
         } else {
             "anonymous".to_string()
         }
+    }
+
+    /// Checks what the server would refuse later, less clearly.
+    fn check(&self) -> Result<(), ConfigError> {
+        if (1..=MAX_REPLICAS).contains(&self.replicas) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            key: "nats.replicas",
+            why: format!(
+                "{} must be 1 to {MAX_REPLICAS} (JetStream keeps at most five copies)",
+                self.replicas
+            ),
+        })
     }
 
     /// Fills `client` and checks it can stand in a subject.
@@ -348,6 +371,50 @@ pub enum ConfigError {
     Load(#[from] config::ConfigError),
     #[error("setting {key} is invalid: {why}")]
     Invalid { key: &'static str, why: String },
+    #[error("{}; config/default.toml lists every setting", describe_unknown(.0))]
+    UnknownKeys(Vec<UnknownKey>),
+}
+
+/// A key no setting has, and where it was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKey {
+    /// Dotted path, e.g. `limits.trusted.cpu`.
+    pub key: String,
+    /// `in the settings file PATH` or `from the environment variable CORDON__...`.
+    pub origin: String,
+}
+
+fn describe_unknown(keys: &[UnknownKey]) -> String {
+    let each: Vec<String> = keys
+        .iter()
+        .map(|k| format!("unknown setting `{}` {}", k.key, k.origin))
+        .collect();
+    each.join("; ")
+}
+
+/// The environment variable that sets the dotted `key`.
+fn env_var_of(key: &str) -> String {
+    format!("{ENV_PREFIX}__{}", key.replace('.', "__").to_uppercase())
+}
+
+/// Where an unknown `key` came from: the environment variables that set it or something
+/// under it (`CORDON__LIMITZ__TRUSTED__CPUS` for `limitz`), else the file.
+fn origin_of(key: &str, file: Option<&Path>) -> String {
+    let variable = env_var_of(key);
+    let nested = format!("{variable}__");
+    let set: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| {
+            let name = name.to_uppercase();
+            name == variable || name.starts_with(&nested)
+        })
+        .collect();
+    match (set.as_slice(), file) {
+        ([], Some(path)) => format!("in the settings file {}", path.display()),
+        ([], None) => format!("from the environment ({variable})"),
+        ([one], _) => format!("from the environment variable {one}"),
+        (several, _) => format!("from the environment variables {}", several.join(", ")),
+    }
 }
 
 impl Settings {
@@ -367,7 +434,20 @@ impl Settings {
             .with_list_parse_key("network.allowed_trust")
             .with_list_parse_key("network.allowlist")
             .with_list_parse_key("network.resolve");
-        let mut settings: Settings = builder.add_source(env).build()?.try_deserialize()?;
+        let merged = builder.add_source(env).build()?;
+        let mut unknown = Vec::new();
+        let mut settings: Settings =
+            serde_ignored::deserialize(merged, |path| unknown.push(path.to_string()))?;
+        if !unknown.is_empty() {
+            let keys = unknown
+                .into_iter()
+                .map(|key| UnknownKey {
+                    origin: origin_of(&key, file),
+                    key,
+                })
+                .collect();
+            return Err(ConfigError::UnknownKeys(keys));
+        }
         settings.fill_derived()?;
         Ok(settings)
     }
@@ -387,6 +467,7 @@ impl Settings {
             });
         }
         self.nats.fill_client()?;
+        self.nats.check()?;
         if self.audit.origin.is_empty() {
             self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
         }
@@ -494,6 +575,108 @@ mod tests {
         let path = dir.path().join("c.toml");
         std::fs::write(&path, text).unwrap();
         Settings::load(Some(&path))
+    }
+
+    #[test]
+    fn a_misspelt_section_is_refused_naming_it_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[limitz.trusted]\ncpus = 1\n").unwrap();
+        let err = Settings::load(Some(&path)).unwrap_err().to_string();
+        assert!(err.contains("`limitz`"), "{err}");
+        assert!(err.contains(&path.display().to_string()), "{err}");
+    }
+
+    #[test]
+    fn a_misspelt_key_is_refused_naming_its_whole_path_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        let text = "[limits.trusted]\ncpu = 1\n[nats.auth]\nusr = \"x\"\n";
+        std::fs::write(&path, text).unwrap();
+        let err = Settings::load(Some(&path)).unwrap_err();
+        let ConfigError::UnknownKeys(keys) = &err else {
+            panic!("not an unknown-key error: {err}");
+        };
+        let mut named: Vec<&str> = keys.iter().map(|k| k.key.as_str()).collect();
+        named.sort();
+        assert_eq!(named, ["limits.trusted.cpu", "nats.auth.usr"], "{err}");
+        assert!(keys.iter().all(|k| k.origin.contains("c.toml")), "{err}");
+    }
+
+    #[test]
+    fn free_form_tables_take_any_name() {
+        let text = "[clients.trust]\nalice = \"trusted\"\n\
+                    [nats.roles.audit]\nuser = \"audit\"\npassword_file = \"/a\"\n";
+        let settings = load_toml(text).unwrap();
+        assert_eq!(settings.clients.max_trust_of("alice"), TrustLevel::Trusted);
+    }
+
+    /// Every setting of `config/default.toml`, as (section, key) with the key's last part.
+    fn default_keys() -> Vec<(String, String)> {
+        fn walk(prefix: &str, table: config::Map<String, config::Value>, out: &mut Vec<String>) {
+            for (key, value) in table {
+                let path = format!("{prefix}{key}");
+                match value.clone().into_table() {
+                    Ok(inner) if !inner.is_empty() => walk(&format!("{path}."), inner, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        let defaults = Config::builder()
+            .add_source(File::from_str(DEFAULT_TOML, FileFormat::Toml))
+            .build()
+            .unwrap();
+        let mut paths = Vec::new();
+        let table: config::Map<String, config::Value> = defaults.try_deserialize().unwrap();
+        walk("", table, &mut paths);
+        paths
+            .iter()
+            .map(|path| {
+                let section = path.split('.').next().unwrap_or_default();
+                let key = path.rsplit('.').next().unwrap_or_default();
+                (section.to_string(), key.to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_settings_table_names_every_key_in_its_own_section() {
+        let readme = include_str!("../README.md");
+        let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `")).collect();
+        let keys = default_keys();
+        assert!(keys.len() > 50, "{keys:?}");
+        for (section, key) in keys {
+            let row = rows.iter().find(|row| {
+                let first = row.split('|').nth(1).unwrap_or_default().trim();
+                first == format!("`{section}`") || first.starts_with(&format!("`{section}."))
+            });
+            let row = row.unwrap_or_else(|| panic!("README has no row for section {section}"));
+            assert!(
+                row.contains(&format!("`{key}`")),
+                "README's row of {section} does not name `{key}`"
+            );
+        }
+    }
+
+    #[test]
+    fn stream_replicas_are_one_by_default_and_one_to_five() {
+        assert_eq!(Settings::load(None).unwrap().nats.replicas, 1);
+        assert_eq!(
+            load_toml("[nats]\nreplicas = 3\n").unwrap().nats.replicas,
+            3
+        );
+        for bad in [0, 6] {
+            let err = load_toml(&format!("[nats]\nreplicas = {bad}\n")).unwrap_err();
+            assert!(err.to_string().contains("nats.replicas"), "{err}");
+        }
+    }
+
+    #[test]
+    fn an_environment_variable_is_named_by_its_own_spelling() {
+        assert_eq!(
+            env_var_of("limitz.trusted.cpus"),
+            "CORDON__LIMITZ__TRUSTED__CPUS"
+        );
     }
 
     #[test]

@@ -10,15 +10,15 @@
 
 mod pipeline_support;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cordon::client::Client;
-use cordon::protocol::exec::Status;
 use pipeline_support::{
-    cordon_bin, docker_cli, free_port, request, role_credentials, running_containers_of,
+    assert_each_completed_with_its_output, cordon_bin, docker_cli, free_port, lost_and_duplicated,
+    role_credentials, running_containers_of, submit_numbered_jobs, wait_until_finished,
     DEPLOY_NATS_USERS,
 };
 
@@ -306,60 +306,28 @@ fn job_sandboxes_of(host: &str) -> Vec<String> {
         .collect()
 }
 
-/// Submits the jobs: each sleeps a little (mixed lengths) and prints its number.
-async fn submit_jobs(client: &Client) -> HashMap<String, usize> {
-    let mut jobs = HashMap::new();
-    for n in 0..JOBS {
-        let id = Client::new_request_id();
-        let seconds = [0.0, 0.2, 0.5, 1.2][n % 4];
-        let code = format!("import time\ntime.sleep({seconds})\nprint({n})\n");
-        client
-            .submit(&id, &request(&code, "untrusted"))
-            .await
-            .expect("submit");
-        jobs.insert(id, n);
-    }
-    jobs
-}
-
-/// How many of `jobs` have a stored result now.
-async fn finished_count(client: &Client, jobs: &HashMap<String, usize>) -> usize {
-    let mut done = 0;
-    for id in jobs.keys() {
-        if matches!(client.stored_result(id).await, Ok(Some(_))) {
-            done += 1;
-        }
-    }
-    done
-}
-
-async fn wait_until_finished(client: &Client, jobs: &HashMap<String, usize>, at_least: usize) {
-    let deadline = Instant::now() + Duration::from_secs(600);
-    loop {
-        let done = finished_count(client, jobs).await;
-        if done >= at_least {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "only {done} of {} jobs finished",
-            jobs.len()
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
+/// How long the chaos may take to get through a share of the jobs.
+const PATIENCE: Duration = Duration::from_secs(600);
 
 #[tokio::test]
 async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_audit_restart() {
     let cluster = Cluster::start();
     let settings = cluster.alice();
     let url = cluster.url();
-    let connecting = Client::connect(&url, &settings.nats);
-    let client = tokio::time::timeout(Duration::from_secs(60), connecting)
-        .await
-        .expect("the NATS container answers within a minute")
-        .expect("client connects");
-    let jobs = submit_jobs(&client).await;
+    // The client fails at once while nothing answers (Docker's port proxy accepts before
+    // the server in the container does), so it is retried for up to a minute.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let client = loop {
+        match Client::connect(&url, &settings.nats).await {
+            Ok(client) => break client,
+            Err(error) if Instant::now() < deadline => {
+                eprintln!("chaos: NATS not answering yet: {error}");
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(error) => panic!("the NATS container did not answer within a minute: {error}"),
+        }
+    };
+    let jobs = submit_numbered_jobs(&client, JOBS, &[0.0, 0.2, 0.5, 1.2]).await;
 
     // 1. SIGKILL worker 1 with sandboxes running; its restart must remove them.
     let w1 = cluster.name("w1");
@@ -378,12 +346,12 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
     );
 
     // 2. Restart NATS once a fifth of the jobs are done.
-    wait_until_finished(&client, &jobs, JOBS / 5).await;
+    wait_until_finished(&client, &jobs, JOBS / 5, PATIENCE).await;
     docker_cli(&["restart", "-t", "1", &cluster.name("nats")]);
     eprintln!("chaos: restarted nats");
 
     // 3. Cut worker 2 off the network for a while, then reconnect it.
-    wait_until_finished(&client, &jobs, JOBS * 2 / 5).await;
+    wait_until_finished(&client, &jobs, JOBS * 2 / 5, PATIENCE).await;
     docker_cli(&[
         "network",
         "disconnect",
@@ -402,11 +370,11 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
     eprintln!("chaos: partitioned and reconnected w2");
 
     // 4. Restart the audit host.
-    wait_until_finished(&client, &jobs, JOBS * 3 / 5).await;
+    wait_until_finished(&client, &jobs, JOBS * 3 / 5, PATIENCE).await;
     docker_cli(&["restart", "-t", "2", &cluster.name("audit")]);
     eprintln!("chaos: restarted the audit host");
 
-    wait_until_finished(&client, &jobs, JOBS).await;
+    wait_until_finished(&client, &jobs, JOBS, PATIENCE).await;
     let left: HashSet<String> = running_containers_of(&w1).into_iter().collect();
     assert!(
         left.is_disjoint(&orphans),
@@ -414,31 +382,11 @@ async fn jobs_end_exactly_once_across_worker_kill_nats_restart_partition_and_aud
     );
 
     // Every job ended once, completed, with its own output.
-    let mut completed = 0;
-    for (id, n) in &jobs {
-        let result = client
-            .stored_result(id)
-            .await
-            .unwrap()
-            .expect("stored result");
-        assert_eq!(result.status, Status::Completed, "job {n}: {result:?}");
-        assert_eq!(result.stdout, format!("{n}\n"), "job {n}");
-        completed += 1;
-    }
+    let completed = assert_each_completed_with_its_output(&client, &jobs).await;
     docker_cli(&["stop", "-t", "5", &cluster.name("audit")]);
     let audit_dir = cluster.data_dir("audit").join("audit");
     cordon::audit::verify(&audit_dir).expect("the audit log verifies after the chaos");
-    let mut finished_entries: HashMap<String, usize> = HashMap::new();
-    for entry in cordon::audit::read_entries(&audit_dir, None).unwrap() {
-        if entry.kind == "finished" {
-            *finished_entries.entry(entry.request_id).or_default() += 1;
-        }
-    }
-    let lost = jobs
-        .keys()
-        .filter(|id| !finished_entries.contains_key(*id))
-        .count();
-    let duplicated = finished_entries.values().filter(|n| **n > 1).count();
+    let (lost, duplicated) = lost_and_duplicated(&audit_dir, &jobs);
     println!(
         "chaos counts: submitted={} completed={completed} duplicated={duplicated} lost={lost}",
         jobs.len()

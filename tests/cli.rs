@@ -50,23 +50,30 @@ fn the_example_runs_embedded_and_leaves_a_verifiable_audit_log() {
     assert!(pipeline_support::containers_of("t-cli-example").is_empty());
 }
 
+/// A missing sandbox image is named with the command that builds it, and `cordon exec`
+/// exits 69 (cordon unavailable), as the README says.
 #[test]
 fn a_missing_image_is_named_with_the_command_that_builds_it() {
     let dir = tempfile::tempdir().unwrap();
     let program = dir.path().join("p.py");
     std::fs::write(&program, "print(1)\n").unwrap();
-    let env = [
-        ("CORDON__SANDBOX__IMAGE", "cordon-no-such-image:0"),
-        ("CORDON__NODE__HOST_ID", "t-cli-noimage"),
-    ];
-    let run = cordon(dir.path(), &["exec", program.to_str().unwrap()], &env);
-    assert_eq!(run.status.code(), Some(70), "{}", text(&run.stderr));
+    let settings = dir.path().join("nope.toml");
+    std::fs::write(&settings, "[sandbox]\nimage = \"cordon-nope:0\"\n").unwrap();
+    let env = [("CORDON__NODE__HOST_ID", "t-cli-noimage")];
+    let with_settings = ["--config", settings.to_str().unwrap()];
+    let exec = [&with_settings[..], &["exec", program.to_str().unwrap()]].concat();
+    let run = cordon(dir.path(), &exec, &env);
+    assert_eq!(run.status.code(), Some(69), "{}", text(&run.stderr));
     let stderr = text(&run.stderr);
     assert!(
-        stderr.contains("cordon-no-such-image:0") && stderr.contains("cordon image build"),
+        stderr.contains("cordon-nope:0") && stderr.contains("cordon image build"),
         "{stderr}"
     );
-    let doctor = cordon(dir.path(), &["doctor"], &env);
+    let doctor = cordon(
+        dir.path(),
+        &[&with_settings[..], &["doctor"]].concat(),
+        &env,
+    );
     assert_eq!(doctor.status.code(), Some(1));
     let report = text(&doctor.stdout);
     assert!(
@@ -99,4 +106,85 @@ fn help_names_every_command() {
             "{command} missing from --help:\n{help}"
         );
     }
+}
+
+/// A typo'd section or key in a settings file is refused, naming the key and the file.
+#[test]
+fn an_unknown_key_in_a_settings_file_is_refused_naming_key_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    for (settings, key) in [
+        ("[limitz.trusted]\ncpus = 1\n", "`limitz`"),
+        ("[limits.trusted]\ncpu = 1\n", "`limits.trusted.cpu`"),
+    ] {
+        let file = dir.path().join("typo.toml");
+        std::fs::write(&file, settings).unwrap();
+        let file = file.to_str().unwrap();
+        let run = cordon(dir.path(), &["--config", file, "assess", program], &[]);
+        assert_eq!(run.status.code(), Some(2), "{settings}");
+        let stderr = text(&run.stderr);
+        assert!(stderr.contains(key) && stderr.contains(file), "{stderr}");
+    }
+}
+
+/// A `CORDON__...` variable naming no setting is refused, naming the key and the variable.
+#[test]
+fn an_unknown_key_in_the_environment_is_refused_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    let env = [("CORDON__LIMITS__TRUSTED__CPU", "1")];
+    let run = cordon(dir.path(), &["assess", program], &env);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("`limits.trusted.cpu`") && stderr.contains("CORDON__LIMITS__TRUSTED__CPU"),
+        "{stderr}"
+    );
+}
+
+/// `--nats` naming a port where nothing listens fails at once saying the connection was
+/// refused (exit 69), instead of a publish timing out seconds later.
+#[test]
+fn a_nats_url_where_nothing_listens_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    let url = format!("nats://127.0.0.1:{}", pipeline_support::free_port());
+    let started = std::time::Instant::now();
+    let run = cordon(dir.path(), &["exec", "--nats", &url, program], &[]);
+    let took = started.elapsed();
+    assert_eq!(run.status.code(), Some(69), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.to_lowercase().contains("refused") && stderr.contains(&url),
+        "{stderr}"
+    );
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+}
+
+/// `--timeout` negative, NaN, 0 or above the trust level's deadline is refused with the
+/// allowed range (exit 2) before anything is started.
+#[test]
+fn a_timeout_outside_the_trust_levels_range_is_refused_with_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.py");
+    for timeout in ["-1", "NaN", "0", "10.5", "inf"] {
+        let args = [
+            "exec",
+            "--trust",
+            "untrusted",
+            "--timeout",
+            timeout,
+            program,
+        ];
+        let run = cordon(dir.path(), &args, &[]);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "--timeout {timeout}: {stderr}");
+        assert!(
+            stderr.contains("more than 0 and at most 10 s for trust untrusted"),
+            "--timeout {timeout}: {stderr}"
+        );
+    }
+    let trusted = ["exec", "--trust", "trusted", "--timeout", "121", program];
+    let run = cordon(dir.path(), &trusted, &[]);
+    assert!(text(&run.stderr).contains("at most 120 s"), "{run:?}");
 }

@@ -23,7 +23,7 @@ async fn a_supervisor_killed_mid_run_loses_no_job_and_leaves_no_sandbox() {
     let _others = Node::serve_like(&base, &nats, &["audit", "assessor", "scheduler", "monitor"]);
     let mut supervisor = Node::serve_like(&base, &nats, &["supervisor"]);
     let client = client(&nats).await;
-    let jobs = submit_sleepers(&client, 6, 1.5).await;
+    let jobs = submit_numbered_jobs(&client, 6, &[1.5]).await;
     let orphans = wait_for_running_sandboxes(&base.host).await;
     supervisor.kill();
     assert!(
@@ -51,7 +51,7 @@ async fn each_actor_killed_and_restarted_mid_stream_loses_no_request() {
         .collect();
     let client = client(&nats).await;
     for (victim, role) in roles.iter().enumerate() {
-        let jobs = submit_sleepers(&client, 4, 0.3).await;
+        let jobs = submit_numbered_jobs(&client, 4, &[0.3]).await;
         tokio::time::sleep(Duration::from_millis(150)).await;
         processes[victim].kill();
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -34,6 +34,8 @@ pub enum BusError {
         url: String,
         source: async_nats::ConnectError,
     },
+    #[error("NATS URL {url:?} is not usable: {message} (give nats://host:port, or several separated by commas)")]
+    BadUrl { url: String, message: String },
     #[error(transparent)]
     Auth(#[from] auth::AuthError),
     #[error("cannot set up JetStream {what}: {message}")]
@@ -58,36 +60,62 @@ pub struct Bus {
     pub settings: NatsSettings,
 }
 
+/// What a first connection does when no server answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patience {
+    /// Actors: the server may come up after them (a service manager starts both), so keep
+    /// trying until it does.
+    WaitForServer,
+    /// Clients and commands: nobody listening is an error at once ("connection refused").
+    FailFast,
+}
+
 impl Bus {
     /// Connects as `name` with the configured credentials (`nats.auth`), retrying while
     /// the server is not up yet, and keeps reconnecting for as long as the process lives.
     pub async fn connect(url: &str, name: &str, settings: &NatsSettings) -> Result<Bus, BusError> {
-        Self::connect_as(url, name, settings, &settings.auth).await
+        Self::connect_as(url, name, settings, &settings.auth, Patience::WaitForServer).await
     }
 
-    /// Connects as `name` presenting `credentials` (an actor role's own).
+    /// Like `connect`, but fails at once when the server does not answer (a person is
+    /// waiting): `cordon exec --nats`, `cordon override`, the Rust client.
+    pub async fn connect_now(
+        url: &str,
+        name: &str,
+        settings: &NatsSettings,
+    ) -> Result<Bus, BusError> {
+        Self::connect_as(url, name, settings, &settings.auth, Patience::FailFast).await
+    }
+
+    /// Connects as `name` presenting `credentials` (an actor role's own). Once connected,
+    /// it reconnects for as long as the process lives, whatever `patience` says.
     pub async fn connect_as(
         url: &str,
         name: &str,
         settings: &NatsSettings,
         credentials: &auth::Credentials,
+        patience: Patience,
     ) -> Result<Bus, BusError> {
         let inbox_prefix = match settings.inbox_prefix.as_str() {
             "" => credentials.default_inbox_prefix(),
             configured => configured.to_string(),
         };
         let connection = name.to_string();
-        let options = async_nats::ConnectOptions::new()
+        let mut options = async_nats::ConnectOptions::new()
             .name(name)
             .event_callback(move |event| log_event(connection.clone(), event))
             .custom_inbox_prefix(inbox_prefix)
-            .retry_on_initial_connect()
+            .retain_servers_order()
             .max_reconnects(None)
             .connection_timeout(Duration::from_secs(5));
+        if patience == Patience::WaitForServer {
+            options = options.retry_on_initial_connect();
+        }
+        let servers = server_addrs(url)?;
         let client = credentials
             .apply(options)
             .await?
-            .connect(url)
+            .connect(servers)
             .await
             .map_err(|source| BusError::Connect {
                 url: url.to_string(),
@@ -206,6 +234,27 @@ impl Bus {
     }
 }
 
+/// The servers of `url`: one `nats://host:port`, or several separated by commas (the
+/// servers of one cluster). They are tried in the order given, so each host lists its
+/// nearest server first; when a server goes away the connection moves to another, and it
+/// also learns the cluster's other servers from the one it reached.
+fn server_addrs(url: &str) -> Result<Vec<async_nats::ServerAddr>, BusError> {
+    let bad = |message: String| BusError::BadUrl {
+        url: url.to_string(),
+        message,
+    };
+    let servers: Vec<async_nats::ServerAddr> = url
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse().map_err(|e| bad(format!("{part:?}: {e}"))))
+        .collect::<Result<_, _>>()?;
+    if servers.is_empty() {
+        return Err(bad("no server named".into()));
+    }
+    Ok(servers)
+}
+
 /// Logs what the server says about a connection. A permissions violation (which the server
 /// answers with an error line rather than a reply, so the request itself only times out) is
 /// a warning naming the refused subject, so the timeout can be understood.
@@ -250,6 +299,18 @@ pub fn msg_id_of(headers: Option<&HeaderMap>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_list_names_each_server_in_its_order() {
+        let servers = server_addrs("nats://127.0.0.1:4222, nats://127.0.0.1:4223,").unwrap();
+        let ports: Vec<u16> = servers.iter().map(|s| s.port()).collect();
+        assert_eq!(ports, [4222, 4223]);
+        assert_eq!(server_addrs("nats://127.0.0.1:4222").unwrap().len(), 1);
+        for bad in ["", " , ", "nats://127.0.0.1:notaport"] {
+            let err = server_addrs(bad).unwrap_err().to_string();
+            assert!(err.contains("not usable"), "{bad:?}: {err}");
+        }
+    }
 
     #[test]
     fn the_msg_id_a_client_set_is_found() {

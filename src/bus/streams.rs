@@ -69,7 +69,7 @@ impl Bus {
     async fn ensure_stream(&self, kind: StreamKind) -> Result<(), BusError> {
         let name = self.stream_name(kind);
         let error = match self.js.get_or_create_stream(self.stream_config(kind)).await {
-            Ok(stream) => return self.allow_direct_reads(kind, stream).await,
+            Ok(stream) => return self.reconcile(kind, stream).await,
             Err(error) => error,
         };
         tracing::info!(stream = name, %error, "cannot create the stream; waiting for a role allowed to");
@@ -90,26 +90,32 @@ impl Bus {
         }
     }
 
-    /// A results stream made before clients read their results by direct get (which a
-    /// server can allow per subject) is updated to allow it.
-    async fn allow_direct_reads(
-        &self,
-        kind: StreamKind,
-        stream: stream::Stream,
-    ) -> Result<(), BusError> {
+    /// A stream made by an older cordon or other settings is updated to what these settings
+    /// ask for: direct reads on the results stream (which a server can allow per subject,
+    /// so clients read only their own) and `nats.replicas` copies (a stream made on one
+    /// server grows to the cluster's count).
+    async fn reconcile(&self, kind: StreamKind, stream: stream::Stream) -> Result<(), BusError> {
         let wanted = self.stream_config(kind);
         let info = stream.cached_info();
-        if info.config.allow_direct == wanted.allow_direct {
+        let have = &info.config;
+        if have.allow_direct == wanted.allow_direct && have.num_replicas == wanted.num_replicas {
             return Ok(());
         }
+        tracing::info!(
+            stream = %have.name,
+            replicas = wanted.num_replicas,
+            allow_direct = wanted.allow_direct,
+            "updating the stream to the settings"
+        );
         let config = stream::Config {
             allow_direct: wanted.allow_direct,
-            ..info.config.clone()
+            num_replicas: wanted.num_replicas,
+            ..have.clone()
         };
         match self.js.update_stream(config).await {
             Ok(_) => Ok(()),
             Err(error) => Err(BusError::Setup {
-                what: format!("stream {} (allow_direct)", self.stream_name(kind)),
+                what: format!("stream {} (replicas, allow_direct)", self.stream_name(kind)),
                 message: error.to_string(),
             }),
         }
@@ -131,6 +137,8 @@ impl Bus {
             name: self.stream_name(kind).to_string(),
             subjects: vec![subject],
             storage: StorageType::File,
+            // Consumers take their stream's count (their own is left at 0).
+            num_replicas: s.replicas,
             duplicate_window: Duration::from_secs(s.duplicate_window_secs),
             max_messages: s.max_queued_messages,
             // Clients read their own results by direct get, which names the subject, so a

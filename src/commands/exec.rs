@@ -14,7 +14,8 @@ use crate::client::Client;
 use crate::config::Settings;
 use crate::node::embedded::EmbeddedNats;
 use crate::node::{lock_data_dir, run_roles, Role};
-use crate::protocol::exec::{ExecRequest, ExecResult, Status};
+use crate::protocol::assessor::TrustLevel;
+use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, Status};
 use crate::shutdown;
 
 /// The sandbox was killed for breaking a limit.
@@ -32,11 +33,18 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let timeout_ms = match deadline_ms(args.timeout, &args.trust, &settings) {
+        Ok(timeout_ms) => timeout_ms,
+        Err(message) => {
+            eprintln!("cordon: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let request = ExecRequest {
         code: serde_bytes::ByteBuf::from(code),
         trust: Some(args.trust.clone()),
         origin: Some(args.origin.clone()),
-        timeout_ms: args.timeout.map(|s| (s * 1000.0).max(1.0) as u64),
+        timeout_ms,
         client: Some("cordon-cli".into()),
         network: args.network.clone(),
     };
@@ -56,6 +64,30 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
             ExitCode::from(EXIT_UNAVAILABLE)
         }
     }
+}
+
+/// The deadline `--timeout SECONDS` asks for, in milliseconds, refused (with the allowed
+/// range) unless it is a number above 0 and at most the trust level's own deadline: the
+/// Scheduler would only lower a longer one, and the person asking should know.
+fn deadline_ms(
+    seconds: Option<f64>,
+    trust: &str,
+    settings: &Settings,
+) -> Result<Option<u64>, String> {
+    let Some(seconds) = seconds else {
+        return Ok(None);
+    };
+    let level = TrustLevel::parse(trust).ok_or_else(|| format!("unknown trust level {trust:?}"))?;
+    let ceiling_ms = settings.limits.for_trust(level).timeout_ms;
+    let asked_ms = seconds * 1000.0;
+    if asked_ms > 0.0 && asked_ms <= ceiling_ms as f64 {
+        return Ok(Some((asked_ms.ceil() as u64).max(1)));
+    }
+    Err(format!(
+        "--timeout {seconds} is out of range: it must be more than 0 and at most {} s for \
+         trust {trust} (limits.{trust}.timeout_ms)",
+        ceiling_ms as f64 / 1000.0
+    ))
 }
 
 /// Reads the program, refusing to hold more than the configured code cap in memory.
@@ -111,7 +143,8 @@ async fn run_embedded(
         .prefix("cordon-exec-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary NATS store: {e}"))?;
-    let server = EmbeddedNats::start(&settings, store.path())
+    // Always a free port: a `cordon up` may hold `nats.listen`.
+    let server = EmbeddedNats::start(&settings, store.path(), None)
         .await
         .map_err(|e| e.to_string())?;
     let (trigger, listener) = shutdown::channel();
@@ -147,13 +180,26 @@ pub(super) fn report(result: &ExecResult, json: bool) -> ExitCode {
     } else {
         print_for_people(result);
     }
+    ExitCode::from(exit_status(result))
+}
+
+/// The exit status documented in the README for a result.
+fn exit_status(result: &ExecResult) -> u8 {
     match result.status {
-        Status::Completed => ExitCode::from(result.exit_code.unwrap_or(0).clamp(0, 255) as u8),
-        Status::Violation => ExitCode::from(EXIT_VIOLATION),
-        Status::Blocked => ExitCode::from(EXIT_BLOCKED),
-        Status::Rejected => ExitCode::from(EXIT_USAGE),
-        Status::Failed => ExitCode::from(EXIT_FAILED),
+        Status::Completed => result.exit_code.unwrap_or(0).clamp(0, 255) as u8,
+        Status::Violation => EXIT_VIOLATION,
+        Status::Blocked => EXIT_BLOCKED,
+        Status::Rejected => EXIT_USAGE,
+        // No image is cordon not being set up, not a run that went wrong.
+        Status::Failed if error_code(result) == Some(ErrorCode::ImageMissing.as_str()) => {
+            EXIT_UNAVAILABLE
+        }
+        Status::Failed => EXIT_FAILED,
     }
+}
+
+fn error_code(result: &ExecResult) -> Option<&str> {
+    result.error.as_ref().map(|e| e.code.as_str())
 }
 
 fn print_for_people(result: &ExecResult) {
@@ -187,5 +233,50 @@ fn status_word(status: Status) -> &'static str {
         Status::Blocked => "blocked",
         Status::Rejected => "rejected",
         Status::Failed => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::exec::ErrorInfo;
+
+    #[test]
+    fn a_deadline_is_taken_only_above_zero_and_up_to_the_trust_levels_own() {
+        let settings = Settings::load(None).unwrap();
+        let ceiling = settings.limits.untrusted.timeout_ms;
+        assert_eq!(deadline_ms(None, "untrusted", &settings), Ok(None));
+        assert_eq!(
+            deadline_ms(Some(1.5), "untrusted", &settings),
+            Ok(Some(1500))
+        );
+        let at_ceiling = deadline_ms(Some(ceiling as f64 / 1000.0), "untrusted", &settings);
+        assert_eq!(at_ceiling, Ok(Some(ceiling)));
+        for bad in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            ceiling as f64 / 1000.0 + 0.5,
+        ] {
+            let refused = deadline_ms(Some(bad), "untrusted", &settings).unwrap_err();
+            assert!(
+                refused.contains("more than 0 and at most 10 s"),
+                "{bad}: {refused}"
+            );
+        }
+        assert!(deadline_ms(Some(60.0), "trusted", &settings).is_ok());
+    }
+
+    #[test]
+    fn a_missing_image_exits_unavailable_and_other_failures_failed() {
+        let failed = |code: ErrorCode| {
+            let mut result = ExecResult::without_run("01J9ZQ3V7Y8K2M4N6P8R0T2V4X", Status::Failed);
+            result.error = Some(ErrorInfo::new(code, "x"));
+            exit_status(&result)
+        };
+        assert_eq!(failed(ErrorCode::ImageMissing), EXIT_UNAVAILABLE);
+        assert_eq!(failed(ErrorCode::Docker), EXIT_FAILED);
+        assert_eq!(failed(ErrorCode::Internal), EXIT_FAILED);
     }
 }

@@ -47,7 +47,7 @@ pub fn run(cli: Cli) -> ExitCode {
 
 async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
     match command {
-        Command::Up { nats } => up::up(settings, nats).await,
+        Command::Up { nats, listen } => up::up(settings, nats, listen).await,
         Command::Serve { role, nats } => up::serve(settings, &role, &nats).await,
         Command::Exec(args) => exec::exec(settings, args).await,
         Command::Doctor => doctor::doctor(&settings).await,
@@ -92,8 +92,10 @@ fn init_logging(settings: &Settings, quiet: bool) {
         settings.log.filter.as_str()
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // Colours only for a person at a terminal: a journal or a log file gets plain text.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = if settings.log.format == "json" {
         builder.json().try_init()

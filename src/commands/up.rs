@@ -10,7 +10,7 @@ use crate::node::embedded::EmbeddedNats;
 use crate::node::{lock_data_dir, run_roles, Role};
 use crate::shutdown::{self, ShutdownTrigger};
 
-pub async fn up(settings: Arc<Settings>, nats: Option<String>) -> ExitCode {
+pub async fn up(settings: Arc<Settings>, nats: Option<String>, listen: Option<String>) -> ExitCode {
     let _lock = match lock_data_dir(&settings.data_dir()) {
         Ok(lock) => lock,
         Err(error) => {
@@ -21,7 +21,7 @@ pub async fn up(settings: Arc<Settings>, nats: Option<String>) -> ExitCode {
     let url = nats.or_else(|| Some(settings.nats.url.clone()).filter(|u| !u.is_empty()));
     let embedded = match url {
         Some(_) => None,
-        None => match EmbeddedNats::start(&settings, &settings.data_dir().join("nats")).await {
+        None => match start_embedded(&settings, listen).await {
             Ok(server) => Some(server),
             Err(error) => {
                 eprintln!("cordon: {error}");
@@ -41,6 +41,22 @@ pub async fn up(settings: Arc<Settings>, nats: Option<String>) -> ExitCode {
         server.stop().await;
     }
     code
+}
+
+/// The embedded nats-server of `cordon up`, on `--listen`, else `nats.listen`, else a free
+/// loopback port; its store in the data dir.
+async fn start_embedded(
+    settings: &Settings,
+    listen: Option<String>,
+) -> Result<EmbeddedNats, crate::node::NodeError> {
+    let listen = listen.unwrap_or_else(|| settings.nats.listen.clone());
+    let store = settings.data_dir().join("nats");
+    EmbeddedNats::start(
+        settings,
+        &store,
+        Some(listen.as_str()).filter(|l| !l.is_empty()),
+    )
+    .await
 }
 
 pub async fn serve(settings: Arc<Settings>, roles: &[Role], nats: &str) -> ExitCode {

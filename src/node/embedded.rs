@@ -1,7 +1,9 @@
 //! The embedded nats-server for one machine: `cordon up` and `cordon exec` without `--nats`
-//! start `nats-server` with JetStream as a child on a free loopback port, its store in a
-//! directory they choose, and stop it when they end (it also dies if they are killed).
+//! start `nats-server` with JetStream as a child, on a free loopback port or the address
+//! asked for (`cordon up --listen`, `nats.listen`), its store in a directory they choose,
+//! and stop it when they end (it also dies if they are killed).
 
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -18,23 +20,42 @@ pub struct EmbeddedNats {
 }
 
 impl EmbeddedNats {
-    /// Starts nats-server with its store and log under `dir` and waits until it accepts.
-    pub async fn start(settings: &Settings, dir: &Path) -> Result<EmbeddedNats, NodeError> {
+    /// Starts nats-server with its store and log under `dir`, listening on `listen`
+    /// (`host:port`; `None`: a free loopback port), and waits until it accepts.
+    pub async fn start(
+        settings: &Settings,
+        dir: &Path,
+        listen: Option<&str>,
+    ) -> Result<EmbeddedNats, NodeError> {
         let fail = |why: String| NodeError::Embedded(why);
+        if settings.nats.replicas > 1 {
+            return Err(fail(format!(
+                "nats.replicas = {} needs a NATS cluster of at least that many servers, and \
+                 the embedded server is one: set nats.url (or --nats) to the cluster, or \
+                 nats.replicas = 1",
+                settings.nats.replicas
+            )));
+        }
         std::fs::create_dir_all(dir)
             .map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
-        let port = free_loopback_port().map_err(|e| fail(format!("no free port: {e}")))?;
+        let address = match listen {
+            Some(text) => parse_listen(text).map_err(fail)?,
+            None => free_loopback_port()
+                .map(|port| SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port))
+                .map_err(|e| fail(format!("no free port: {e}")))?,
+        };
         let config_file = dir.join("nats.conf");
         let log_file = dir.join("nats.log");
-        std::fs::write(&config_file, server_config(settings, dir, port))
+        std::fs::write(&config_file, server_config(settings, dir, address))
             .map_err(|e| fail(format!("cannot write {}: {e}", config_file.display())))?;
         let child = spawn_server(&settings.nats.server_bin, &config_file, &log_file)?;
+        let reach = reachable(address);
         let mut server = EmbeddedNats {
             child,
-            url: format!("nats://127.0.0.1:{port}"),
+            url: format!("nats://{reach}"),
             log_file,
         };
-        server.wait_until_ready(port).await?;
+        server.wait_until_ready(reach).await?;
         tracing::info!(url = %server.url, "embedded nats-server is up");
         Ok(server)
     }
@@ -57,7 +78,7 @@ impl EmbeddedNats {
         }
     }
 
-    async fn wait_until_ready(&mut self, port: u16) -> Result<(), NodeError> {
+    async fn wait_until_ready(&mut self, address: SocketAddr) -> Result<(), NodeError> {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -67,10 +88,7 @@ impl EmbeddedNats {
                     "exited with {status} before it was ready: {tail}"
                 )));
             }
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
+            if tokio::net::TcpStream::connect(address).await.is_ok() {
                 return Ok(());
             }
             if Instant::now() > deadline {
@@ -109,9 +127,32 @@ fn spawn_server(bin: &str, config_file: &Path, log_file: &Path) -> Result<Child,
     })
 }
 
-fn server_config(settings: &Settings, dir: &Path, port: u16) -> String {
+/// `host:port` with an IP address and a port other than 0.
+fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    match text.parse::<SocketAddr>() {
+        Ok(address) if address.port() != 0 => Ok(address),
+        _ => Err(format!(
+            "listen address {text:?} must be IP:PORT with a port above 0, e.g. 127.0.0.1:4222"
+        )),
+    }
+}
+
+/// Where this machine reaches a server listening on `address` (loopback for 0.0.0.0).
+fn reachable(address: SocketAddr) -> SocketAddr {
+    match address.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(Ipv4Addr::LOCALHOST.into(), address.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(std::net::Ipv6Addr::LOCALHOST.into(), address.port())
+        }
+        _ => address,
+    }
+}
+
+fn server_config(settings: &Settings, dir: &Path, address: SocketAddr) -> String {
     format!(
-        "listen: 127.0.0.1:{port}\nmax_payload: {payload}\njetstream {{\n  store_dir: {store:?}\n}}\n",
+        "listen: \"{address}\"\nmax_payload: {payload}\njetstream {{\n  store_dir: {store:?}\n}}\n",
         payload = settings.nats.max_payload_bytes,
         store = dir.join("jetstream").to_string_lossy(),
     )
@@ -120,4 +161,22 @@ fn server_config(settings: &Settings, dir: &Path, port: u16) -> String {
 fn free_loopback_port() -> std::io::Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listen_address_needs_an_ip_and_a_port() {
+        assert_eq!(
+            parse_listen("127.0.0.1:4222"),
+            Ok(SocketAddr::from(([127, 0, 0, 1], 4222)))
+        );
+        for bad in ["4222", "localhost:4222", "127.0.0.1:0", "127.0.0.1", ""] {
+            assert!(parse_listen(bad).is_err(), "{bad}");
+        }
+        let any = parse_listen("0.0.0.0:4222").unwrap();
+        assert_eq!(reachable(any), SocketAddr::from(([127, 0, 0, 1], 4222)));
+    }
 }

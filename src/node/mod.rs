@@ -238,7 +238,8 @@ pub async fn run_roles(
 async fn connect_role(settings: &Settings, role: Role, url: &str) -> Result<Bus, NodeError> {
     let name = format!("cordon-{}-{}", settings.node.host_id, role.name());
     let credentials = settings.nats.credentials_of(role.name());
-    Ok(Bus::connect_as(url, &name, &settings.nats, credentials).await?)
+    let patience = crate::bus::Patience::WaitForServer;
+    Ok(Bus::connect_as(url, &name, &settings.nats, credentials, patience).await?)
 }
 
 fn start_role(role: Role, env: ActorEnv) {

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -191,7 +191,12 @@ impl Node {
 
     /// `cordon serve --role R... --nats URL` sharing `like`'s host id, data dir and config.
     pub fn serve_like(like: &Node, nats: &Nats, roles: &[&str]) -> Node {
-        let mut args: Vec<String> = vec!["serve".into(), "--nats".into(), nats.url.clone()];
+        Node::serve_like_at(like, &nats.url, roles)
+    }
+
+    /// Like `serve_like`, connected to `url` (one server, or several separated by commas).
+    pub fn serve_like_at(like: &Node, url: &str, roles: &[&str]) -> Node {
+        let mut args: Vec<String> = vec!["serve".into(), "--nats".into(), url.to_string()];
         for role in roles {
             args.extend(["--role".to_string(), role.to_string()]);
         }
@@ -529,23 +534,29 @@ pub const DEPLOY_NATS_USERS: [&str; 9] = [
     "bob",
 ];
 
-/// Submits `count` jobs that each sleep `seconds` and print their number.
-pub async fn submit_sleepers(client: &Client, count: usize, seconds: f64) -> Vec<(String, usize)> {
-    let mut jobs = Vec::new();
+/// Submits `count` jobs: job `n` sleeps `sleeps[n % sleeps.len()]` seconds and prints `n`.
+/// Returns each request id with its number.
+pub async fn submit_numbered_jobs(
+    client: &Client,
+    count: usize,
+    sleeps: &[f64],
+) -> HashMap<String, usize> {
+    let mut jobs = HashMap::new();
     for n in 0..count {
         let id = Client::new_request_id();
+        let seconds = sleeps[n % sleeps.len()];
         let code = format!("import time\ntime.sleep({seconds})\nprint({n})\n");
         client
             .submit(&id, &request(&code, "untrusted"))
             .await
             .expect("submit");
-        jobs.push((id, n));
+        jobs.insert(id, n);
     }
     jobs
 }
 
 /// Waits for every job's result and checks each ran to completion with its own output.
-pub async fn expect_all_completed(client: &Client, jobs: &[(String, usize)]) {
+pub async fn expect_all_completed(client: &Client, jobs: &HashMap<String, usize>) {
     for (id, n) in jobs {
         let result = wait_result(client, id).await;
         assert_eq!(result.status, Status::Completed, "job {n}: {result:?}");
@@ -567,4 +578,78 @@ pub async fn wait_for_running_sandboxes(host: &str) -> HashSet<String> {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// How many of `jobs` have a stored result now.
+pub async fn finished_count(client: &Client, jobs: &HashMap<String, usize>) -> usize {
+    let mut done = 0;
+    for id in jobs.keys() {
+        if matches!(client.stored_result(id).await, Ok(Some(_))) {
+            done += 1;
+        }
+    }
+    done
+}
+
+/// Waits until at least `at_least` of `jobs` have a stored result, failing after `within`.
+pub async fn wait_until_finished(
+    client: &Client,
+    jobs: &HashMap<String, usize>,
+    at_least: usize,
+    within: Duration,
+) {
+    let deadline = Instant::now() + within;
+    loop {
+        let done = finished_count(client, jobs).await;
+        if done >= at_least {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "only {done} of {} jobs finished",
+            jobs.len()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Checks that every one of `jobs` (from `submit_numbered_jobs`) has a stored result that
+/// is `completed` with its own number as output; returns how many.
+pub async fn assert_each_completed_with_its_output(
+    client: &Client,
+    jobs: &HashMap<String, usize>,
+) -> usize {
+    let mut completed = 0;
+    for (id, n) in jobs {
+        let result = client
+            .stored_result(id)
+            .await
+            .expect("results readable")
+            .expect("stored result");
+        assert_eq!(
+            result.status,
+            cordon::protocol::exec::Status::Completed,
+            "job {n}: {result:?}"
+        );
+        assert_eq!(result.stdout, format!("{n}\n"), "job {n}");
+        completed += 1;
+    }
+    completed
+}
+
+/// From the audit log in `audit_dir`: how many of `jobs` have no `finished` entry (lost)
+/// and how many have more than one (duplicated).
+pub fn lost_and_duplicated(audit_dir: &Path, jobs: &HashMap<String, usize>) -> (usize, usize) {
+    let mut finished: HashMap<String, usize> = HashMap::new();
+    for entry in cordon::audit::read_entries(audit_dir, None).expect("audit log readable") {
+        if entry.kind == "finished" {
+            *finished.entry(entry.request_id).or_default() += 1;
+        }
+    }
+    let lost = jobs.keys().filter(|id| !finished.contains_key(*id)).count();
+    let duplicated = jobs
+        .keys()
+        .filter(|id| finished.get(*id).is_some_and(|n| *n > 1))
+        .count();
+    (lost, duplicated)
 }
