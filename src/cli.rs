@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::node::Role;
+use crate::actor::Role;
 
 /// Run untrusted Python in hardened, watched, audited Docker containers.
 #[derive(Debug, Parser)]

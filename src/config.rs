@@ -26,7 +26,7 @@ pub struct Settings {
     pub caps: Caps,
     pub assessment: AssessmentSettings,
     /// The Assessor's weights, thresholds and known-threat signatures.
-    pub security: crate::assessor::Policy,
+    pub security: ScoringSettings,
     pub scheduler: SchedulerSettings,
     pub sandbox: SandboxSettings,
     pub monitor: MonitorSettings,
@@ -40,6 +40,71 @@ pub struct Settings {
     pub network: NetworkSettings,
     /// The highest trust level each client may ask for.
     pub clients: ClientSettings,
+}
+
+/// `[security]`: how the Assessor scores findings and which known threats it blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ScoringSettings {
+    pub weights: Weights,
+    pub thresholds: Thresholds,
+    pub signatures: Signatures,
+}
+
+/// Score added per finding, by the finding's final severity.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Weights {
+    pub low: u32,
+    pub medium: u32,
+    pub high: u32,
+    pub blocked: u32,
+}
+
+/// Scores from which the level is raised to at least MEDIUM or HIGH; 0 turns one off.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Thresholds {
+    pub medium_score: u32,
+    pub high_score: u32,
+}
+
+/// Known threats: any match is BLOCKED. Set them before the policy is first used: the
+/// matcher is built from them once per policy value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Signatures {
+    /// SHA-256 (hex) of programs' normalised code (see `normalised_code_sha256`).
+    #[serde(default)]
+    pub code_sha256: Vec<String>,
+    /// Strings whose presence anywhere in the program's text is a known indicator.
+    #[serde(default)]
+    pub ioc_strings: Vec<String>,
+    /// Domains (and their subdomains) of known-hostile services.
+    #[serde(default)]
+    pub domains: Vec<String>,
+    /// IP addresses of known-hostile hosts.
+    #[serde(default)]
+    pub ips: Vec<String>,
+    /// Mining pool domains (a match is crypto-mining).
+    #[serde(default)]
+    pub mining_pools: Vec<String>,
+}
+
+impl ScoringSettings {
+    /// Checks the signature lists; returns the first entry that cannot match anything.
+    pub fn invalid_signature(&self) -> Option<String> {
+        let bad_hash = |h: &&String| h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit());
+        let too_short = |s: &&String| s.trim().len() < 2;
+        let s = &self.signatures;
+        s.code_sha256
+            .iter()
+            .find(bad_hash)
+            .or_else(|| s.ioc_strings.iter().find(too_short))
+            .or_else(|| s.domains.iter().chain(&s.mining_pools).find(too_short))
+            .or_else(|| {
+                s.ips
+                    .iter()
+                    .find(|ip| ip.parse::<std::net::IpAddr>().is_err())
+            })
+            .cloned()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -294,7 +359,7 @@ pub struct OverrideSettings {
     pub clock_skew_secs: u64,
 }
 
-/// Optional external analysers (see `assessor::external`).
+/// Optional external analysers (see `assessor::report::external`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct AnalyserSettings {
     pub bandit: bool,
@@ -483,10 +548,6 @@ impl Settings {
                 why: format!("{bad:?} is not a usable signature"),
             });
         }
-        crate::proxy::check_settings(&self.network).map_err(|why| ConfigError::Invalid {
-            key: "network",
-            why,
-        })?;
         if self.node.data_dir.is_empty() {
             self.node.data_dir = default_data_dir().to_string_lossy().into_owned();
         }

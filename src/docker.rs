@@ -1,12 +1,13 @@
-//! Docker helpers shared by the supervisor, the image builder and the doctor: connecting to
-//! the local engine (with the API version negotiated, since the engine refuses versions
-//! newer than its own), asking whether an image exists, and reading the host's capacity.
+//! Docker helpers shared by the supervisor, the egress proxy, the image builder and the
+//! doctor: connecting to the local engine (with the API version negotiated, since the
+//! engine refuses versions newer than its own), asking whether an image exists, reading
+//! the host's capacity, fresh object names, forced removal and the labels cordon sets.
 //! Nothing here panics on an answer from Docker.
 
 use bollard::container::AttachContainerResults;
 use bollard::errors::Error as BollardError;
 use bollard::models::ContainerCreateBody;
-use bollard::query_parameters::AttachContainerOptions;
+use bollard::query_parameters::{AttachContainerOptions, RemoveContainerOptions};
 use bollard::Docker;
 
 /// What to tell someone whose Docker engine cannot be reached.
@@ -95,6 +96,36 @@ pub async fn attach_stdio(
     };
     docker.attach_container(container_id, Some(options)).await
 }
+
+/// A fresh, unique Docker object name: `<prefix>-<request id, lowercased and
+/// cleaned>-<random>`.
+pub fn unique_name(prefix: &str, request_id: &str) -> String {
+    let cleaned: String = request_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(NAME_ID_CHARS)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let random = ulid::Ulid::new().random() & 0xffff_ffff_ffff;
+    format!("{prefix}-{cleaned}-{random:012x}")
+}
+
+/// Kills and removes `container` (name or id) with its anonymous volumes. A container
+/// that is already gone, or already being removed, counts as removed.
+pub async fn force_remove(docker: &Docker, container: &str) -> Result<(), BollardError> {
+    let options = RemoveContainerOptions {
+        force: true,
+        v: true,
+        link: false,
+    };
+    match docker.remove_container(container, Some(options)).await {
+        Err(e) if is_not_found(&e) || is_conflict(&e) => Ok(()),
+        other => other,
+    }
+}
+
+/// Longest request id kept in a Docker object name.
+const NAME_ID_CHARS: usize = 40;
 
 /// The host's CPUs and memory as `docker info` reports them.
 pub async fn host_capacity(docker: &Docker) -> Result<HostCapacity, DockerError> {

@@ -113,7 +113,7 @@ fn sarif_is_a_2_1_0_log_whose_results_point_at_their_rules() {
     let run = &log["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "cordon");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-    assert!(rules.len() >= cordon::assessor::rules::ALL.len());
+    assert!(rules.len() >= cordon::assessor::engine::rules::ALL.len());
     for rule in rules {
         assert!(rule["id"].is_string() && rule["shortDescription"]["text"].is_string());
         assert!(rule["help"]["text"].as_str().is_some_and(|t| !t.is_empty()));

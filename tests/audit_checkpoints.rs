@@ -9,7 +9,7 @@ use std::path::Path;
 
 use audit_common::{append_range, frame_ranges, log_with, only_segment};
 use cordon::audit::checkpoint::{CheckpointError, NoteVerifier};
-use cordon::audit::checkpoints::CHECKPOINTS_FILE;
+use cordon::audit::checkpoint_store::CHECKPOINTS_FILE;
 use cordon::audit::keyfile::KEY_FILE;
 use cordon::audit::{
     verify, verify_with, AuditError, AuditLog, CheckpointProblem, LogOptions, VerifyError,

@@ -367,7 +367,7 @@ fn each_user_publishes_only_its_own_subjects() {
 /// Writes each actor's password to a file and names it in a node config, so that
 /// `cordon up` connects every actor as itself.
 fn node_config(dir: &Path) -> String {
-    for role in cordon::node::Role::ALL {
+    for role in cordon::actor::Role::ALL {
         password_file(dir, role.name());
     }
     test_config("") + &role_credentials(dir)

@@ -30,7 +30,17 @@ fn the_example_runs_embedded_and_leaves_a_verifiable_audit_log() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let document: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(document["status"], "completed");
-    assert!(document["stdout"].as_str().unwrap().contains("as uid 1000"));
+    let stdout = document["stdout"].as_str().unwrap();
+    let uid: u64 = stdout
+        .split("as uid ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no uid in {stdout:?}"));
+    assert!(
+        (1_879_048_192..1_879_048_192 + 65_536).contains(&uid),
+        "the sandbox runs as a uid of its own from the range: {uid}"
+    );
     assert!(document["stdout"].as_str().unwrap().contains("['lo']"));
     let verify = cordon(dir.path(), &["audit", "verify"], &[]);
     assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));

@@ -39,9 +39,7 @@ async fn added_and_deleted_paths_are_reported_before_removal() {
         .id;
     let outcome = run_and_read(&docker, &id).await;
     let from_docker = docker.container_changes(&id).await;
-    cordon::supervisor::reaper::force_remove(&docker, &id)
-        .await
-        .unwrap();
+    cordon::docker::force_remove(&docker, &id).await.unwrap();
     let changes = outcome.unwrap();
     // Read from the overlay's upper directory or from Docker's diff API, the answer is
     // the same as Docker's own.

@@ -7,10 +7,11 @@ mod sandbox_support;
 
 use std::time::{Duration, Instant};
 
+use cordon::docker::force_remove;
 use cordon::owner::{Instance, OwnerTag};
 use cordon::protocol::exec::{Violation, ViolationKind};
 use cordon::supervisor::hardening::container_config;
-use cordon::supervisor::reaper::{containers_of_host, force_remove, reap_orphans};
+use cordon::supervisor::reaper::{containers_of_host, reap_orphans};
 use cordon::supervisor::{run_sandbox_warm, Lifecycle, SandboxSpec};
 use sandbox_support::{assert_no_leftovers, docker, filled_pool, run_on, run_warm};
 use sandbox_support::{run_with_kills_on, spec, Path, Run, MIB, PATHS};

@@ -14,11 +14,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::bus::report::{settle, Reporter, RequestRef};
+use crate::actor::{ActorEnv, ActorError, Role};
+use crate::bus::reporter::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
 use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
-use crate::node::{ActorEnv, ActorError};
 use crate::protocol::assessor::{AnalyserRun, Assessed, Assessment, BlockedEvent, Job, Level};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest, ExecResult, Status};
@@ -29,9 +29,9 @@ use super::validate::{
     check_network, check_trust, validate_client, validate_request, validate_request_id,
 };
 
-const NAME: &str = "assessor";
+const NAME: &str = Role::Assessor.name();
 
-crate::node::task_actor!(
+crate::actor::task_actor!(
     /// The Assessor as an actix actor: its life is the pull loop below.
     Assessor,
     NAME,
@@ -45,10 +45,7 @@ struct State {
 }
 
 async fn run(env: ActorEnv) -> Result<(), ActorError> {
-    tokio::try_join!(
-        run_submissions(env.clone()),
-        super::override_grant::run(env)
-    )?;
+    tokio::try_join!(run_submissions(env.clone()), super::overrides::run(env))?;
     Ok(())
 }
 
@@ -87,7 +84,7 @@ impl State {
         let unaddressable = validate_request_id(&envelope.request_id)
             .and_then(|()| validate_client(&request.client));
         if let Err(error) = unaddressable {
-            let key = crate::bus::report::unaddressed_key(&message);
+            let key = crate::bus::reporter::unaddressed_key(&message);
             return settle(
                 self.reporter
                     .reject(None, &message.payload, error, &key)
@@ -217,10 +214,10 @@ impl State {
         let code = job.code.clone();
         let origin = job.origin;
         let analysers = self.settings.analysers.clone();
-        let policy = self.settings.security.clone();
+        let policy = super::Policy::new(self.settings.security.clone());
         let external = analysers.bandit || analysers.semgrep;
         let task = tokio::task::spawn_blocking(move || {
-            super::external::assess(&code, origin, &policy, &analysers)
+            super::report::external::assess(&code, origin, &policy, &analysers)
         });
         match tokio::time::timeout(Duration::from_secs(30), task).await {
             // Only worth recording when external analysers took part.

@@ -17,19 +17,19 @@ use futures::{FutureExt, StreamExt};
 use sha2::{Digest, Sha256};
 
 use super::{Appended, AuditError, AuditLog, LogOptions, Recovery, Signed};
+use crate::actor::{ActorEnv, ActorError, Role};
 use crate::bus::streams::StreamKind;
 use crate::bus::{trace_of, Bus, BusError};
-use crate::node::{ActorEnv, ActorError};
 use crate::protocol::audit::{Alert, AlertKind, AuditEvent, AuditRecord, CheckpointPublished};
 use crate::protocol::exec::{AuditRef, ErrorCode, ErrorInfo, ExecResult};
 use crate::protocol::subjects::is_valid_token;
 use crate::protocol::{decode, now_ms, Envelope, Subject};
 
-const NAME: &str = "audit";
+const NAME: &str = Role::Audit.name();
 /// Most events appended under one fdatasync.
 const MAX_BATCH: usize = 512;
 
-crate::node::task_actor!(
+crate::actor::task_actor!(
     /// The AuditChain as an actix actor: its life is the batch loop below.
     AuditChain,
     NAME,

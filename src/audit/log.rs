@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::blobs::BlobError;
 use super::chain::Chain;
 use super::checkpoint::{Checkpoint, NoteSigner, NoteVerifier};
-use super::checkpoints::{read_all, CheckpointStore, StoreError};
+use super::checkpoint_store::{read_all, CheckpointStore, StoreError};
 use super::entry::{Entry, EntryError, EntryHash};
 use super::frame::MAX_PAYLOAD_BYTES;
 use super::keyfile::{self, KeyError};

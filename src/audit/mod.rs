@@ -14,7 +14,7 @@
 //! - [`merkle`]: the RFC 6962 tree: roots, inclusion and consistency proofs (no I/O).
 //! - [`checkpoint`]: C2SP checkpoints and Ed25519 signed notes, keys as text (no I/O).
 //! - [`keyfile`]: the signing key file (0600), created on first open.
-//! - [`checkpoints`]: the append-only store of every signed checkpoint.
+//! - [`checkpoint_store`]: the append-only store of every signed checkpoint.
 //! - [`recent`]: recently appended event ids, to append a redelivered event once.
 //! - [`segment`]: segment files: naming, listing, creating, the active segment's writer.
 //! - `blobcheck`: checks, while verifying, every blob an entry names.
@@ -33,23 +33,23 @@
 //! is a 20-byte header (`CRDNAUDT`, format u32, first index u64) then frames
 //! `len u32 LE | crc32c(payload) u32 LE | payload`; each payload is one encoded [`Entry`].
 
-pub mod actor;
+pub(crate) mod actor;
 pub mod archive;
 mod blobcheck;
 pub mod blobs;
 pub mod chain;
 pub mod checkpoint;
-pub mod checkpoints;
-pub mod codediff;
+pub mod checkpoint_store;
+pub(crate) mod codediff;
 pub mod entry;
 pub mod frame;
 pub mod keyfile;
-pub mod log;
+pub(crate) mod log;
 pub mod merkle;
-pub mod payloads;
+pub(crate) mod payloads;
 pub mod proofs;
 pub mod read;
-pub mod recent;
+pub(crate) mod recent;
 pub mod retention;
 pub mod segment;
 pub mod stored;

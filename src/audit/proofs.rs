@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::checkpoints::read_all;
+use super::checkpoint_store::read_all;
 use super::log::AuditError;
 use super::merkle::{leaf_hash, MerkleError, Tree};
 use super::verify::scan;

@@ -42,12 +42,9 @@ impl RecentIds {
         self.order.push_back((id, index));
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.order.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
     }
 
     fn forget_oldest(&mut self) {

@@ -11,6 +11,7 @@
 //! Encoding is `rmp_serde::to_vec_named` of structs whose fields serialize in declared
 //! order, with no maps of unordered keys, so it is deterministic.
 
+use crate::text::preview_of;
 use serde::{Deserialize, Serialize};
 
 use std::borrow::Cow;
@@ -373,15 +374,6 @@ pub fn blob_refs(body: &[u8]) -> Vec<BlobRef> {
     rmp_serde::from_slice::<Refs>(body)
         .map(|r| r.blobs)
         .unwrap_or_default()
-}
-
-/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
-pub fn preview_of(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::blobcheck::BlobCheck;
 use super::blobs::BlobProblem;
 use super::chain::{Chain, LinkError};
 use super::checkpoint::{Checkpoint, CheckpointError, NoteVerifier};
-use super::checkpoints::{read_all, StoreError};
+use super::checkpoint_store::{read_all, StoreError};
 use super::entry::{Entry, EntryHash};
 use super::frame::{is_torn_tail, read_frame, FrameError, FrameRead, SegmentHeader, HEADER_LEN};
 use super::keyfile::{self, KeyError};

@@ -13,7 +13,7 @@ use async_nats::jetstream::{AckKind, Message};
 use futures::StreamExt;
 use tracing::Instrument;
 
-use super::report::Reporter;
+use super::reporter::Reporter;
 use super::BusError;
 use crate::shutdown::Shutdown;
 

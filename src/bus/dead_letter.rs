@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use super::report::{Reporter, RequestRef};
+use super::reporter::{Reporter, RequestRef};
 use super::{trace_of, Bus, BusError};
 use crate::protocol::exec::{DeadLetterEvent, ErrorCode, ErrorInfo, ExecResult, Status};
 use crate::protocol::subjects::is_valid_token;
@@ -98,7 +98,7 @@ async fn end_dead_letter(
 /// Whose request a stored message is about: on a submit subject, the client the subject
 /// names (its body was written by the client); elsewhere, what the actor that wrote it said.
 fn client_of(subject: &str, envelope_client: &str) -> String {
-    super::report::submitter_of_subject(subject).unwrap_or_else(|| envelope_client.to_string())
+    super::reporter::submitter_of_subject(subject).unwrap_or_else(|| envelope_client.to_string())
 }
 
 /// Publishes the dead-letter event and ends the request as `failed`.

@@ -5,7 +5,7 @@
 pub mod auth;
 pub mod consume;
 pub mod dead_letter;
-pub mod report;
+pub mod reporter;
 pub mod streams;
 pub mod trace;
 

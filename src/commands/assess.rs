@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::EXIT_USAGE;
-use crate::assessor::external;
-use crate::assessor::output::{self, FileReport};
+use crate::assessor::report::external;
+use crate::assessor::report::output::{self, FileReport};
+use crate::assessor::Policy;
 use crate::cli::AssessArgs;
 use crate::config::Settings;
 use crate::protocol::assessor::{Level, Origin};
@@ -20,7 +21,8 @@ pub fn assess(settings: &Settings, args: AssessArgs) -> ExitCode {
     let origin = Origin::parse(&args.origin).unwrap_or(Origin::External);
     let mut reports = Vec::with_capacity(args.files.len());
     let mut unreadable = false;
-    for outcome in assess_all(&args.files, origin, settings) {
+    let policy = Policy::new(settings.security.clone());
+    for outcome in assess_all(&args.files, origin, (settings, &policy)) {
         match outcome {
             Ok(report) => reports.push(report),
             Err(message) => {
@@ -40,11 +42,11 @@ pub fn assess(settings: &Settings, args: AssessArgs) -> ExitCode {
 fn assess_all(
     files: &[PathBuf],
     origin: Origin,
-    settings: &Settings,
+    (settings, policy): (&Settings, &Policy),
 ) -> Vec<Result<FileReport, String>> {
     let one = |path: &PathBuf| {
         let source = read_source(path)?;
-        Ok(assess_one(path, &source, origin, settings))
+        Ok(assess_one(path, &source, origin, (settings, policy)))
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if files.len() < 2 * cores {
@@ -67,9 +69,13 @@ fn assess_all(
     })
 }
 
-fn assess_one(path: &Path, source: &str, origin: Origin, settings: &Settings) -> FileReport {
-    let (assessment, analysers) =
-        external::assess(source, origin, &settings.security, &settings.analysers);
+fn assess_one(
+    path: &Path,
+    source: &str,
+    origin: Origin,
+    (settings, policy): (&Settings, &Policy),
+) -> FileReport {
+    let (assessment, analysers) = external::assess(source, origin, policy, &settings.analysers);
     FileReport {
         path: path.display().to_string(),
         assessment,

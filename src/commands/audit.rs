@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::audit::checkpoint::NoteVerifier;
-use crate::audit::{checkpoints, keyfile, proofs, VerifyOptions};
+use crate::audit::{checkpoint_store, keyfile, proofs, VerifyOptions};
 use crate::cli::AuditCommand;
 use crate::config::Settings;
 use crate::protocol::now_ms;
@@ -98,7 +98,7 @@ fn verify(dir: &Path, saved: Option<&Path>, key: Option<String>) -> ExitCode {
 }
 
 fn latest_checkpoint(dir: &Path) -> ExitCode {
-    match checkpoints::read_all(dir) {
+    match checkpoint_store::read_all(dir) {
         Ok(stored) => match stored.notes.last() {
             Some(note) => {
                 print!("{note}");

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{EXIT_UNAVAILABLE, EXIT_USAGE};
+use crate::actor::Role;
 use crate::cli::ExecArgs;
 use crate::client::Client;
 use crate::config::Settings;
 use crate::node::embedded::EmbeddedNats;
-use crate::node::{lock_data_dir, run_roles, Role};
+use crate::node::{lock_data_dir, run_roles};
 use crate::protocol::assessor::TrustLevel;
 use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, Status};
 use crate::shutdown;

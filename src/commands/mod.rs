@@ -76,7 +76,19 @@ fn load_settings(cli: &Cli) -> Result<Settings, crate::config::ConfigError> {
     if let Some(dir) = &cli.data_dir {
         settings.node.data_dir = dir.to_string_lossy().into_owned();
     }
+    check_sections(&settings)?;
     Ok(settings)
+}
+
+/// The sections an actor validates itself (config holds plain types), checked here too so
+/// every command stops at once on a bad one instead of when that actor starts.
+fn check_sections(settings: &Settings) -> Result<(), crate::config::ConfigError> {
+    crate::proxy::check_settings(&settings.network).map_err(|why| {
+        crate::config::ConfigError::Invalid {
+            key: "network",
+            why,
+        }
+    })
 }
 
 /// Commands whose output is for people or scripts log only warnings unless RUST_LOG says.

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::EXIT_UNAVAILABLE;
+use crate::actor::Role;
 use crate::config::Settings;
 use crate::node::embedded::EmbeddedNats;
-use crate::node::{lock_data_dir, run_roles, Role};
+use crate::node::{lock_data_dir, run_roles};
 use crate::shutdown::{self, ShutdownTrigger};
 
 pub async fn up(settings: Arc<Settings>, nats: Option<String>, listen: Option<String>) -> ExitCode {

@@ -19,17 +19,17 @@ use tokio::sync::oneshot;
 use super::cgroup::CGROUP_ROOT;
 use super::stats::Sampler;
 use super::watch::{Watch, WatchLimits};
-use crate::bus::report::RequestRef;
+use crate::actor::{ActorEnv, ActorError, Role};
+use crate::bus::reporter::RequestRef;
 use crate::bus::{trace_of, Bus};
-use crate::node::{ActorEnv, ActorError};
 use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::supervisor::{ContainerExited, ContainerStarted};
 use crate::protocol::{decode, Subject};
 use crate::shutdown::Shutdown;
 
-const NAME: &str = "monitor";
+const NAME: &str = Role::Monitor.name();
 
-crate::node::task_actor!(
+crate::actor::task_actor!(
     /// The ResourceMonitor as an actix actor: its life is the loop below.
     ResourceMonitor,
     NAME,

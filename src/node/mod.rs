@@ -1,62 +1,25 @@
-//! Starts actors in one process: `cordon up` (all five, embedded nats-server by default)
-//! and `cordon serve --role X` (one). Each actor is an actix actor whose whole life is one
-//! async task; an actor that fails ends the process with an error so a process manager
-//! restarts it (durable state is in JetStream, so nothing is lost).
+//! Composition: which actors run in this process (`cordon up`: all five, with an embedded
+//! nats-server by default; `cordon serve --role X`: the ones named), each on its own NATS
+//! connection; the data-dir lock; the metrics endpoint. The actor contract itself (env,
+//! error, roles, the task-actor helper) is `crate::actor`, below every actor; this module
+//! sits above them all. An actor that fails ends the process with an error so a process
+//! manager restarts it (durable state is in JetStream, so nothing is lost).
 
 pub mod embedded;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix::{Actor, ActorContext, ActorFutureExt, AsyncContext};
+use actix::Actor;
 use tokio::sync::mpsc;
 
+use crate::actor::{ActorEnv, Role};
+
 use crate::bus::dead_letter::watch_dead_letters;
-use crate::bus::report::Reporter;
+use crate::bus::reporter::Reporter;
 use crate::bus::{Bus, BusError};
 use crate::config::Settings;
 use crate::shutdown::Shutdown;
-
-/// One of the five actors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Role {
-    Assessor,
-    Scheduler,
-    Supervisor,
-    Monitor,
-    Audit,
-}
-
-impl Role {
-    /// The role's name in settings (`nats.roles.<name>`) and in the bus configuration.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Role::Assessor => "assessor",
-            Role::Scheduler => "scheduler",
-            Role::Supervisor => "supervisor",
-            Role::Monitor => "monitor",
-            Role::Audit => "audit",
-        }
-    }
-
-    pub const ALL: [Role; 5] = [
-        Role::Audit,
-        Role::Assessor,
-        Role::Scheduler,
-        Role::Supervisor,
-        Role::Monitor,
-    ];
-}
-
-/// Why an actor stopped working.
-#[derive(Debug, thiserror::Error)]
-pub enum ActorError {
-    #[error(transparent)]
-    Bus(#[from] BusError),
-    #[error("{0}")]
-    Fatal(String),
-}
 
 /// Why a node could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -98,74 +61,6 @@ pub fn lock_data_dir(dir: &std::path::Path) -> Result<std::fs::File, NodeError> 
     }
 }
 
-/// What every actor gets: the bus, the settings, the shutdown signal, and the means to
-/// report that it failed and that it finished.
-#[derive(Clone)]
-pub struct ActorEnv {
-    pub bus: Bus,
-    pub settings: Arc<Settings>,
-    pub shutdown: Shutdown,
-    failed: mpsc::Sender<String>,
-    _finished: mpsc::Sender<()>,
-}
-
-impl ActorEnv {
-    /// How often a long handler tells the server it is still working.
-    pub fn progress_interval(&self) -> Duration {
-        Duration::from_secs((self.settings.nats.ack_wait_secs / 3).max(1))
-    }
-}
-
-/// Declares an actor: an actix actor named `$name` whose whole life is `$run(env)`, the
-/// module's pull loop. Every actor module uses it, so their shells cannot drift apart.
-macro_rules! task_actor {
-    ($(#[$doc:meta])* $name:ident, $label:expr, $run:ident) => {
-        $(#[$doc])*
-        pub struct $name {
-            env: $crate::node::ActorEnv,
-        }
-
-        impl $name {
-            pub fn new(env: $crate::node::ActorEnv) -> $name {
-                $name { env }
-            }
-        }
-
-        impl actix::Actor for $name {
-            type Context = actix::Context<Self>;
-
-            fn started(&mut self, ctx: &mut Self::Context) {
-                $crate::node::spawn_actor_task(ctx, $label, &self.env, $run(self.env.clone()));
-            }
-        }
-    };
-}
-pub(crate) use task_actor;
-
-/// Runs `task` as the life of an actix actor; its failure is reported to the node.
-pub fn spawn_actor_task<A, F>(
-    ctx: &mut actix::Context<A>,
-    name: &'static str,
-    env: &ActorEnv,
-    task: F,
-) where
-    A: Actor<Context = actix::Context<A>>,
-    F: Future<Output = Result<(), ActorError>> + 'static,
-{
-    let env = env.clone();
-    let life = async move {
-        match task.await {
-            Ok(()) => tracing::info!(actor = name, "stopped"),
-            Err(error) => {
-                tracing::error!(actor = name, %error, "actor failed");
-                let _ = env.failed.try_send(format!("{name}: {error}"));
-            }
-        }
-        drop(env);
-    };
-    ctx.spawn(actix::fut::wrap_future::<_, A>(life).map(|_, _, ctx| ctx.stop()));
-}
-
 /// Connects each role to NATS with its own credentials (`nats.roles.<role>`, else
 /// `nats.auth`), declares the streams, starts `roles` and runs until `shutdown` fires (then
 /// waits for the actors to finish) or an actor fails.
@@ -188,21 +83,9 @@ pub async fn run_roles(
     bus.ensure_streams().await?;
     let (failed, mut failures) = mpsc::channel(8);
     let (finished, mut all_finished) = mpsc::channel(1);
-    let env = ActorEnv {
-        bus,
-        settings,
-        shutdown: shutdown.clone(),
-        failed,
-        _finished: finished,
-    };
+    let env = ActorEnv::new(bus, settings, shutdown.clone(), (failed, finished));
     for (role, bus) in &buses {
-        start_role(
-            *role,
-            ActorEnv {
-                bus: bus.clone(),
-                ..env.clone()
-            },
-        );
+        start_role(*role, env.with_bus(bus.clone()));
     }
     if !env.settings.metrics.listen.is_empty() {
         let address = crate::metrics::start(&env.bus, &env.settings.metrics.listen, &shutdown)
@@ -216,7 +99,8 @@ pub async fn run_roles(
         tracing::info!(%address, "serving metrics at http://{address}/metrics");
     }
     if let Some((_, audit_bus)) = buses.iter().find(|(role, _)| *role == Role::Audit) {
-        let reporter = Reporter::new(audit_bus.clone(), "audit", &env.settings.node.host_id);
+        let audit = Role::Audit.name();
+        let reporter = Reporter::new(audit_bus.clone(), audit, &env.settings.node.host_id);
         tokio::spawn(watch_dead_letters(
             audit_bus.clone(),
             reporter,

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::policy::Policy;
+use super::policy::EgressPolicy;
 
 /// Longest control line either side accepts.
 pub const MAX_LINE_BYTES: usize = 256 * 1024;
@@ -16,7 +16,7 @@ pub const MAX_LINE_BYTES: usize = 256 * 1024;
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Command {
     /// Connections arriving at address `key` belong to a request with this policy.
-    Grant { key: String, policy: Policy },
+    Grant { key: String, policy: EgressPolicy },
     /// The request ended: cut its connections, report them, then answer `Revoked`.
     Revoke { key: String },
 }
@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn commands_and_reports_round_trip_as_single_lines() {
-        let policy = Policy {
+        let policy = EgressPolicy {
             allowlist: vec!["pypi.org".into()],
             resolve: [("pypi.org".to_string(), "10.0.0.2".parse().unwrap())].into(),
             max_bytes: 10,

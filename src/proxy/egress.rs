@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::control::{Attempt, Command, Report, MAX_LINE_BYTES};
 use super::network::{self, RequestNetwork};
-use super::Policy;
+use super::EgressPolicy;
 use crate::config::NetworkSettings;
 use crate::docker::labels;
 use crate::owner::OwnerTag;
@@ -47,7 +47,7 @@ pub const LABEL_ROLE: &str = "cordon.role";
 #[derive(Debug, thiserror::Error)]
 pub enum EgressError {
     #[error("the egress policy is invalid: {0}")]
-    Policy(String),
+    EgressPolicy(String),
     #[error("cannot find this cordon binary to run the egress proxy: {0}")]
     Binary(std::io::Error),
     #[error("cannot {action} the egress proxy container: {source}")]
@@ -123,7 +123,7 @@ impl Egress {
 
     /// Gives `request_id` its own network with the proxy on it, granted `policy`.
     pub async fn open(&self, request_id: &str) -> Result<Lease, EgressError> {
-        let policy = super::policy_of(&self.settings).map_err(EgressError::Policy)?;
+        let policy = super::policy_of(&self.settings).map_err(EgressError::EgressPolicy)?;
         let link = self.link().await?;
         let net_error = |action| {
             move |source| EgressError::Network {
@@ -186,7 +186,7 @@ impl Lease {
         link: &Arc<Link>,
         network: &RequestNetwork,
         port: u16,
-        policy: &Policy,
+        policy: &EgressPolicy,
     ) -> Lease {
         let key = network.proxy_ip.to_string();
         let (routed, attempts) = mpsc::channel(policy.max_connections as usize + 8);
@@ -369,7 +369,7 @@ async fn start_proxy(
     let fail = |action| move |source| EgressError::Container { action, source };
     // One proxy per supervisor instance: an earlier proxy of this instance died, and goes.
     let name = format!("cordon-proxy-{host}-{}", owner.instance);
-    let _ = crate::supervisor::reaper::force_remove(docker, &name).await;
+    let _ = crate::docker::force_remove(docker, &name).await;
     let program = proxy_program(sandbox_image, settings)?;
     let body = proxy_config((host, owner), &program, settings);
     let options = CreateContainerOptions {

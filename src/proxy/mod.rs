@@ -12,22 +12,22 @@
 //! - `network`: per-request internal networks (create, remove, reap).
 //! - `egress`: the supervisor's side: the proxy container and leases.
 
-pub mod address;
-pub mod control;
-pub mod dns;
-pub mod egress;
-pub mod network;
-pub mod policy;
-pub mod request;
-pub mod sni;
-pub mod worker;
+pub(crate) mod address;
+pub(crate) mod control;
+pub(crate) mod dns;
+pub(crate) mod egress;
+pub(crate) mod network;
+pub(crate) mod policy;
+pub(crate) mod request;
+pub(crate) mod sni;
+pub(crate) mod worker;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use crate::config::NetworkSettings;
 pub use egress::{Egress, EgressError, Lease};
-pub use policy::Policy;
+pub use policy::EgressPolicy;
 
 /// Most connection attempts per request a setting may allow (each is an audit entry).
 pub const MAX_CONNECTIONS_CAP: u32 = 1000;
@@ -51,8 +51,8 @@ pub fn check_settings(settings: &NetworkSettings) -> Result<(), String> {
 }
 
 /// The policy one request's grant carries.
-pub fn policy_of(settings: &NetworkSettings) -> Result<Policy, String> {
-    Ok(Policy {
+pub fn policy_of(settings: &NetworkSettings) -> Result<EgressPolicy, String> {
+    Ok(EgressPolicy {
         allowlist: settings
             .allowlist
             .iter()

@@ -59,7 +59,7 @@ pub async fn create(
     pool: &str,
 ) -> Result<RequestNetwork, BollardError> {
     let pool = parse_pool(pool).unwrap_or((Ipv4Addr::new(10, 213, 0, 0), 16));
-    let name = crate::supervisor::hardening::unique_name("cordon-net", request_id);
+    let name = crate::docker::unique_name("cordon-net", request_id);
     let mut attempt = 1;
     loop {
         let (subnet, gateway, proxy_ip) = block(pool, ulid::Ulid::new().random() as u32);

@@ -1,4 +1,4 @@
-//! What the egress proxy lets one request do: the `Policy` a grant carries (allowlist,
+//! What the egress proxy lets one request do: the `EgressPolicy` a grant carries (allowlist,
 //! resolver overrides, caps) and the decisions over it. Pure; `worker` asks `check_head`
 //! before resolving, `pinned_address` / `choose_address` to pick where to connect, and
 //! `check_sni` before relaying a tunnel. A denial is a sentence for the audit log.
@@ -18,7 +18,7 @@ pub const HTTP_PORT: u16 = 80;
 
 /// One request's egress policy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Policy {
+pub struct EgressPolicy {
     /// Host names (lowercase, exact match; no wildcards) the request may reach.
     pub allowlist: Vec<String>,
     /// Names answered without DNS. An address given here is trusted as is: the only way a
@@ -32,7 +32,7 @@ pub struct Policy {
 
 /// Refuses what no address lookup can make right: a method/port pair outside the rules, a
 /// body, a direct IP address, a host off the allowlist.
-pub fn check_head(policy: &Policy, head: &RequestHead) -> Result<(), String> {
+pub fn check_head(policy: &EgressPolicy, head: &RequestHead) -> Result<(), String> {
     let target = &head.target;
     match head.method {
         Method::Connect if target.port != TLS_PORT => {
@@ -69,7 +69,7 @@ pub fn check_head(policy: &Policy, head: &RequestHead) -> Result<(), String> {
 }
 
 /// The address configured for `host`, if any (trusted without checks).
-pub fn pinned_address(policy: &Policy, host: &str) -> Option<IpAddr> {
+pub fn pinned_address(policy: &EgressPolicy, host: &str) -> Option<IpAddr> {
     policy.resolve.get(host).copied()
 }
 
@@ -103,8 +103,8 @@ mod tests {
     use super::*;
     use crate::proxy::request::parse_head;
 
-    fn policy() -> Policy {
-        Policy {
+    fn policy() -> EgressPolicy {
+        EgressPolicy {
             allowlist: vec!["pypi.org".into(), "files.pythonhosted.org".into()],
             resolve: BTreeMap::from([("pypi.org".to_string(), "10.9.8.7".parse().unwrap())]),
             max_bytes: 1 << 20,

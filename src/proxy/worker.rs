@@ -16,7 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
 use super::control::{Attempt, Command, Report, MAX_LINE_BYTES};
-use super::policy::{check_head, check_sni, choose_address, pinned_address, Policy};
+use super::policy::{check_head, check_sni, choose_address, pinned_address, EgressPolicy};
 use super::request::{head_end, parse_head, Method, RequestHead, MAX_HEAD_BYTES};
 use super::sni::{record_length, server_name, RECORD_HEADER};
 
@@ -36,7 +36,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// One request's grant and its running totals.
 struct Grant {
     key: String,
-    policy: Policy,
+    policy: EgressPolicy,
     attempts: AtomicU64,
     bytes: AtomicU64,
     live: AtomicU32,
@@ -296,7 +296,7 @@ async fn read_head(client: &mut TcpStream) -> Result<(Vec<u8>, Vec<u8>), Refusal
 }
 
 /// The pinned address, or the system resolver's answers (all of them checked).
-async fn resolve(policy: &Policy, host: &str, port: u16) -> Result<SocketAddr, Refusal> {
+async fn resolve(policy: &EgressPolicy, host: &str, port: u16) -> Result<SocketAddr, Refusal> {
     if let Some(pinned) = pinned_address(policy, host) {
         return Ok(SocketAddr::new(pinned, port));
     }

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::limits::{granted_network, requested_limits};
 use super::placement::Capacity;
-use crate::bus::report::{settle, Reporter, RequestRef};
+use crate::actor::{ActorEnv, ActorError, Role};
+use crate::bus::reporter::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
 use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
-use crate::node::{ActorEnv, ActorError};
+use crate::job_limits::{granted_network, requested_limits};
 use crate::protocol::assessor::Assessed;
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::scheduler::Scheduled;
@@ -24,9 +24,9 @@ use crate::protocol::supervisor::HostLoad;
 use crate::protocol::{decode, now_ms, Envelope, Subject};
 use crate::shutdown::Shutdown;
 
-const NAME: &str = "scheduler";
+const NAME: &str = Role::Scheduler.name();
 
-crate::node::task_actor!(
+crate::actor::task_actor!(
     /// The Scheduler as an actix actor: its life is the pull loop below.
     Scheduler,
     NAME,

@@ -1,6 +1,5 @@
-//! The Scheduler: turns trust level, assessment and code size into concrete limits, scales
-//! them to what a host has free, and holds work in the queue while every host is full.
+//! The Scheduler: takes the limits a job asks for (`crate::job_limits`), scales them to
+//! what a host has free (`placement`), and holds work in the queue while every host is full.
 
-pub mod actor;
-pub mod limits;
-pub mod placement;
+pub(crate) mod actor;
+pub(crate) mod placement;

@@ -153,7 +153,7 @@ mod tests {
 
     fn wanted(cpus: f64, memory_bytes: u64) -> Limits {
         let s = Settings::load(None).unwrap();
-        let mut l = crate::scheduler::limits::requested_limits(
+        let mut l = crate::job_limits::requested_limits(
             &s,
             crate::protocol::assessor::TrustLevel::Trusted,
             crate::protocol::assessor::Level::Low,

@@ -25,12 +25,12 @@ use super::result::result_of_run;
 use super::uids::{check_range, range_of, UidRange};
 use super::{run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use super::{WarmContainer, WarmPool};
-use crate::bus::report::{settle, Reporter, RequestRef};
+use crate::actor::{ActorEnv, ActorError, Role};
+use crate::bus::reporter::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
 use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
 use crate::docker::HostCapacity;
-use crate::node::{ActorEnv, ActorError};
 use crate::owner::{Instance, Liveness};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation, ViolationKind};
@@ -44,13 +44,13 @@ use crate::protocol::{decode, Envelope, Subject};
 use crate::proxy::control::Attempt;
 use crate::proxy::{Egress, Lease};
 
-const NAME: &str = "supervisor";
+const NAME: &str = Role::Supervisor.name();
 /// How often a supervisor looks for sandboxes whose owner died since it started.
 const ORPHAN_SWEEP: Duration = Duration::from_secs(5);
 /// How long to wait for the monitor's last sample after a sandbox ends.
 const LAST_SAMPLE_WAIT: Duration = Duration::from_millis(500);
 
-crate::node::task_actor!(
+crate::actor::task_actor!(
     /// The ContainerSupervisor as an actix actor: its life is the pull loop below.
     ContainerSupervisor,
     NAME,
@@ -86,6 +86,8 @@ struct State {
 
 async fn run(env: ActorEnv) -> Result<(), ActorError> {
     let fatal = |e: String| ActorError::Fatal(e);
+    crate::proxy::check_settings(&env.settings.network)
+        .map_err(|why| fatal(format!("setting network is invalid: {why}")))?;
     let docker = crate::docker::connect()
         .await
         .map_err(|e| fatal(e.to_string()))?;

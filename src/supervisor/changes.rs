@@ -15,8 +15,8 @@ use bollard::models::{ChangeType, ContainerInspectResponse, FilesystemChange};
 use bollard::query_parameters::InspectContainerOptions;
 use bollard::Docker;
 
-use crate::audit::stored::preview_of;
 use crate::protocol::audit::FsChanges;
+use crate::text::preview_of;
 
 /// Longest the daemon gets to answer (fuse-overlayfs walks the whole upper layer); a
 /// slow answer must not hold up the removal for long.

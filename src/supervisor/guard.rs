@@ -9,9 +9,9 @@ use std::time::Duration;
 use bollard::Docker;
 use tokio::sync::mpsc::Sender;
 
-use super::reaper::force_remove;
 use super::spec::Lifecycle;
 use super::uids::UidLease;
+use crate::docker::force_remove;
 
 /// Tries after a drop whose container creation may still be in flight: the create can
 /// land after the first removal attempt found nothing.

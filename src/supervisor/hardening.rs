@@ -36,9 +36,6 @@ pub const COMMAND: [&str; 4] = ["python3", "-I", "-u", "-"];
 /// The sandbox's PATH; nothing of the service's own environment goes in.
 const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Longest request id kept in a container name.
-const NAME_ID_CHARS: usize = 40;
-
 /// Docker refuses less memory than this.
 const MIN_MEMORY_BYTES: u64 = 6 << 20;
 /// Docker's smallest CPU quota.
@@ -77,20 +74,7 @@ fn runs_as_root(user: &str) -> bool {
 
 /// A fresh, unique container name: `cordon-<request id, lowercased and cleaned>-<random>`.
 pub fn container_name(request_id: &str) -> String {
-    unique_name("cordon", request_id)
-}
-
-/// A fresh, unique Docker object name: `<prefix>-<request id, lowercased and
-/// cleaned>-<random>`.
-pub fn unique_name(prefix: &str, request_id: &str) -> String {
-    let cleaned: String = request_id
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(NAME_ID_CHARS)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let random = ulid::Ulid::new().random() & 0xffff_ffff_ffff;
-    format!("{prefix}-{cleaned}-{random:012x}")
+    crate::docker::unique_name("cordon", request_id)
 }
 
 /// The labels that tie a container to its request, host and owner.

@@ -15,18 +15,18 @@
 //! - `pool`: warm sandboxes made ahead of their jobs, one job each.
 //! - `uids`: a uid of its own for every sandbox, held while its container exists.
 
-pub mod actor;
+pub(crate) mod actor;
 pub mod changes;
 mod guard;
 pub mod hardening;
 mod init_process;
-pub mod output;
+pub(crate) mod output;
 pub mod pool;
 pub mod reaper;
-pub mod result;
-pub mod sandbox;
-pub mod seccomp;
-pub mod spec;
+pub(crate) mod result;
+pub(crate) mod sandbox;
+pub(crate) mod seccomp;
+pub(crate) mod spec;
 pub mod uids;
 mod watch;
 

@@ -42,6 +42,7 @@ impl CappedOutput {
         self.bytes.len()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }

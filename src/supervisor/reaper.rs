@@ -1,32 +1,15 @@
-//! Container removal: `force_remove` (one container, already-gone counts as removed),
-//! `reap_orphans`, which removes the containers of this host whose owner is provably gone
+//! Container clean-up by owner: `reap_orphans`, which removes the containers of this host whose owner is provably gone
 //! (see `owner`), and `remove_own`, which removes what this instance made. Called by
 //! `run_sandbox`, its removal guard, and the supervisor actor at start and stop.
 
 use std::collections::{BTreeSet, HashMap};
 
-use bollard::errors::Error as BollardError;
 use bollard::models::ContainerSummary;
-use bollard::query_parameters::RemoveContainerOptions;
 use bollard::Docker;
 
 use super::SandboxError;
-use crate::docker::{is_conflict, is_not_found, labels};
+use crate::docker::{force_remove, labels};
 use crate::owner::{Instance, Liveness};
-
-/// Kills and removes `container` (name or id) with its anonymous volumes. A container
-/// that is already gone, or already being removed, counts as removed.
-pub async fn force_remove(docker: &Docker, container: &str) -> Result<(), BollardError> {
-    let options = RemoveContainerOptions {
-        force: true,
-        v: true,
-        link: false,
-    };
-    match docker.remove_container(container, Some(options)).await {
-        Err(e) if is_not_found(&e) || is_conflict(&e) => Ok(()),
-        other => other,
-    }
-}
 
 /// What a reap found: the containers it removed, the owners it proved gone, and the
 /// containers it left because their owner's liveness cannot be told.

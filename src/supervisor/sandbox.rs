@@ -21,10 +21,10 @@ use super::changes::{read_changes, Layers, OverlayLayers};
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits, with_own_uid};
 use super::pool::WarmContainer;
-use super::reaper::force_remove;
 use super::spec::{Lifecycle, SandboxOutcome, SandboxSpec};
 use super::watch::{kill, wait_stopped, Ended, Watch};
 use super::SandboxError;
+use crate::docker::force_remove;
 use crate::docker::is_not_found;
 use crate::protocol::exec::Violation;
 

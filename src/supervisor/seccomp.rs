@@ -341,8 +341,10 @@ const ALLOWED: &[&[&str]] = &[
     ],
 ];
 
-/// What is refused that Docker's default profile allows, and why (the README's table).
-pub const REMOVED: &[(&str, &str)] = &[
+/// What is refused that Docker's default profile allows, and why: the README's table,
+/// which a test keeps in step.
+#[cfg(test)]
+const REMOVED: &[(&str, &str)] = &[
     ("io_uring_setup, io_uring_enter, io_uring_register", "io_uring's operations run outside seccomp's reach, and it has been the most exploited kernel surface of recent years"),
     ("socket and socketpair of any family but unix, inet, inet6 and netlink-route", "AF_VSOCK reaches the virtual machine's host even with network none, AF_ALG and AF_PACKET are kernel attack surface a Python program does not need"),
     ("ptrace, process_vm_readv, process_vm_writev, kcmp", "reading or steering another process is not what sandboxed code does"),
@@ -463,6 +465,17 @@ mod tests {
             .map(|r| r["args"][0]["value"].as_u64().unwrap())
             .collect();
         assert_eq!(families, [AF_UNIX, AF_INET, AF_INET6, AF_NETLINK]);
+    }
+
+    #[test]
+    fn the_readme_gives_each_reason() {
+        let readme = include_str!("../../README.md");
+        for (refused, why) in REMOVED {
+            assert!(
+                readme.contains(&format!("| {refused} | {why} |")),
+                "README's seccomp table lacks {refused}"
+            );
+        }
     }
 
     #[test]

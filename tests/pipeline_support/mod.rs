@@ -507,7 +507,7 @@ pub fn docker_cli(args: &[&str]) -> String {
 /// password read from `<password_dir>/<role>.password`.
 #[allow(dead_code)]
 pub fn role_credentials(password_dir: &Path) -> String {
-    cordon::node::Role::ALL
+    cordon::actor::Role::ALL
         .iter()
         .map(|role| {
             let role = role.name();

@@ -6,9 +6,9 @@
 use super::{PoolClass, Room};
 use crate::config::Settings;
 use crate::docker::HostCapacity;
+use crate::job_limits::requested_limits;
 use crate::owner::OwnerTag;
 use crate::protocol::assessor::{Level, TrustLevel};
-use crate::scheduler::limits::requested_limits;
 use crate::supervisor::spec::SandboxSpec;
 use crate::supervisor::uids::UidRange;
 

@@ -19,11 +19,11 @@
 //! - `warm`: one warm sandbox.
 //! - `refill`: the background task.
 
-pub mod classes;
+pub(crate) mod classes;
 mod refill;
-pub mod room;
-pub mod shape;
-pub mod warm;
+pub(crate) mod room;
+pub(crate) mod shape;
+pub(crate) mod warm;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,8 +39,8 @@ pub use room::{Held, Room};
 pub use shape::Shape;
 pub use warm::WarmContainer;
 
-use super::reaper::force_remove;
 use super::spec::SandboxSpec;
+use crate::docker::force_remove;
 
 /// One pooled trust level: the spec its warm sandboxes are made from, and how many to keep.
 #[derive(Debug, Clone)]

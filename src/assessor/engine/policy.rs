@@ -1,25 +1,37 @@
-//! The assessor's settings (`[security]` in `config/default.toml`): score weights, score
-//! thresholds and the known-threat signatures, plus the signature matcher built from them.
-//!
-//! `config::Settings` deserialises it; `assess` uses the compiled-in defaults and
-//! `assess_with` a given policy. The matcher is built once per policy value and shared.
+//! The assessor's policy: the `[security]` settings (score weights, score thresholds and
+//! the known-threat signatures, plain data in `config::ScoringSettings`) plus the signature
+//! matcher built from them. `assess` uses the compiled-in defaults and `assess_with` a
+//! given policy. The matcher is built once per policy value and shared.
 
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use serde::Deserialize;
-
 use super::indicators::{MarkerSet, Tag};
+use crate::config::{ScoringSettings, Signatures};
 use crate::protocol::assessor::Level;
 
-/// Everything configurable about the assessment.
-#[derive(Debug, Clone, Deserialize)]
+/// Everything configurable about the assessment: the `[security]` settings (plain data in
+/// `config`, read through `Deref`) and the signature matcher built from them.
+#[derive(Debug, Clone)]
 pub struct Policy {
-    pub weights: Weights,
-    pub thresholds: Thresholds,
-    pub signatures: Signatures,
-    #[serde(skip)]
+    scoring: ScoringSettings,
     compiled: SignatureCache,
+}
+
+impl std::ops::Deref for Policy {
+    type Target = ScoringSettings;
+
+    fn deref(&self) -> &ScoringSettings {
+        &self.scoring
+    }
+}
+
+/// Changing the settings (tests give other signatures) drops the matcher built so far.
+impl std::ops::DerefMut for Policy {
+    fn deref_mut(&mut self) -> &mut ScoringSettings {
+        self.compiled = SignatureCache::default();
+        &mut self.scoring
+    }
 }
 
 /// The matcher built from `signatures` on first use. A clone starts empty, so a policy
@@ -31,43 +43,6 @@ impl Clone for SignatureCache {
     fn clone(&self) -> SignatureCache {
         SignatureCache::default()
     }
-}
-
-/// Score added per finding, by the finding's final severity.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Weights {
-    pub low: u32,
-    pub medium: u32,
-    pub high: u32,
-    pub blocked: u32,
-}
-
-/// Scores from which the level is raised to at least MEDIUM or HIGH; 0 turns one off.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Thresholds {
-    pub medium_score: u32,
-    pub high_score: u32,
-}
-
-/// Known threats: any match is BLOCKED. Set them before the policy is first used: the
-/// matcher is built from them once per policy value.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct Signatures {
-    /// SHA-256 (hex) of programs' normalised code (see `normalised_code_sha256`).
-    #[serde(default)]
-    pub code_sha256: Vec<String>,
-    /// Strings whose presence anywhere in the program's text is a known indicator.
-    #[serde(default)]
-    pub ioc_strings: Vec<String>,
-    /// Domains (and their subdomains) of known-hostile services.
-    #[serde(default)]
-    pub domains: Vec<String>,
-    /// IP addresses of known-hostile hosts.
-    #[serde(default)]
-    pub ips: Vec<String>,
-    /// Mining pool domains (a match is crypto-mining).
-    #[serde(default)]
-    pub mining_pools: Vec<String>,
 }
 
 /// What one piece of text matched.
@@ -89,19 +64,27 @@ pub struct CompiledSignatures {
 
 /// The `[security]` section of the compiled-in `config/default.toml`.
 static DEFAULT_POLICY: LazyLock<Policy> = LazyLock::new(|| {
-    let config = config::Config::builder()
+    let scoring = config::Config::builder()
         .add_source(config::File::from_str(
             crate::config::DEFAULT_TOML,
             config::FileFormat::Toml,
         ))
         .build()
-        .expect("config/default.toml parses");
-    config
-        .get::<Policy>("security")
-        .expect("config/default.toml has a valid [security] section")
+        .expect("config/default.toml parses")
+        .get::<ScoringSettings>("security")
+        .expect("config/default.toml has a valid [security] section");
+    Policy::new(scoring)
 });
 
 impl Policy {
+    /// The policy of these settings (its matcher is built on first use).
+    pub fn new(scoring: ScoringSettings) -> Policy {
+        Policy {
+            scoring,
+            compiled: SignatureCache::default(),
+        }
+    }
+
     /// The defaults from `config/default.toml`.
     pub fn defaults() -> &'static Policy {
         &DEFAULT_POLICY
@@ -133,24 +116,6 @@ impl Policy {
             .0
             .get_or_init(|| Arc::new(CompiledSignatures::new(&self.signatures)))
             .clone()
-    }
-
-    /// Checks the signature lists; returns the first entry that cannot match anything.
-    pub fn invalid_signature(&self) -> Option<String> {
-        let bad_hash = |h: &&String| h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit());
-        let too_short = |s: &&String| s.trim().len() < 2;
-        let s = &self.signatures;
-        s.code_sha256
-            .iter()
-            .find(bad_hash)
-            .or_else(|| s.ioc_strings.iter().find(too_short))
-            .or_else(|| s.domains.iter().chain(&s.mining_pools).find(too_short))
-            .or_else(|| {
-                s.ips
-                    .iter()
-                    .find(|ip| ip.parse::<std::net::IpAddr>().is_err())
-            })
-            .cloned()
     }
 }
 
@@ -220,12 +185,12 @@ fn host_words(text: &str) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Thresholds;
 
     fn policy(signatures: Signatures) -> Policy {
-        Policy {
-            signatures,
-            ..Policy::defaults().clone()
-        }
+        let mut policy = Policy::defaults().clone();
+        policy.signatures = signatures;
+        policy
     }
 
     #[test]

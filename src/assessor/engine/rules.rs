@@ -161,7 +161,7 @@ mod tests {
     #[test]
     fn docs_list_every_rule() {
         // docs/rules.md lists every rule id and embeds the generated table verbatim.
-        let docs = include_str!("../../docs/rules.md");
+        let docs = include_str!("../../../docs/rules.md");
         for rule in ALL {
             let row = format!("| {} | {} |", rule.id, rule.severity.as_str());
             assert!(docs.contains(&row), "docs/rules.md lacks `{row}`");

@@ -2,8 +2,8 @@
 //! and no suppression comment of any kind is honoured.
 
 use super::*;
-use crate::assessor::policy::Signatures;
 use crate::assessor::{assess_with, normalised_code_sha256, Policy};
+use crate::config::Signatures;
 
 fn with_signatures(signatures: Signatures) -> Policy {
     let mut policy = Policy::defaults().clone();

@@ -77,7 +77,7 @@ fn ten_thousand_nested_ifs() {
     let src = nested_ifs(10_000);
     let within = std::thread::Builder::new()
         .stack_size(2 << 20)
-        .spawn(move || crate::assessor::limits::nesting_within_limit(&src))
+        .spawn(move || crate::assessor::engine::input_limits::nesting_within_limit(&src))
         .expect("spawn")
         .join()
         .expect("nesting scan must not crash");
@@ -103,7 +103,7 @@ fn deep_programs_small_enough_to_parse_first_are_refused_on_a_small_stack() {
     // Up to PARSE_FIRST_BYTES a program is parsed before its nesting is checked: the
     // deepest trees of that size are still refused, and dropped without overflowing even
     // a 256 KiB stack (dropped on the caller's stack, they need 1-2 MiB in a debug build).
-    let limit = crate::assessor::limits::PARSE_FIRST_BYTES;
+    let limit = crate::assessor::engine::input_limits::PARSE_FIRST_BYTES;
     let samples = [
         format!("x = {}1\n", "-".repeat(limit - 10)),
         format!(
@@ -132,7 +132,7 @@ fn deep_programs_small_enough_to_parse_first_are_refused_on_a_small_stack() {
 fn nesting_just_under_the_limit_is_analysed_on_a_small_stack() {
     // Programs just inside the limit are fully analysed without overflowing 2 MiB.
     // A bracket counts twice in the estimate (it nests, and chains in its segment).
-    let depth = crate::assessor::limits::MAX_NESTING as usize / 2 - 5;
+    let depth = crate::assessor::engine::input_limits::MAX_NESTING as usize / 2 - 5;
     let samples = vec![
         format!(
             "import os\nos.system({}cmd{})\n",

@@ -6,7 +6,9 @@
 //! gated by `limits` (items per loop, inline depth, a per-program node budget), so the
 //! work stays proportional to the program; past the budget the plain walk still runs.
 
-use super::limits::{MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES};
+use super::input_limits::{
+    MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES,
+};
 use super::parser::{Block, Clause, Expr};
 use super::scan::{Scanner, Scope};
 use super::value::{Kind, Taint, Value};

@@ -4,7 +4,7 @@
 //! Called by `calls` for process APIs and by `methods` for libc.
 
 use super::calls::{hit, network, Args};
-use super::report::Confidence;
+use super::findings::Confidence;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
 use super::shell;

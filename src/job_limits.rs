@@ -1,5 +1,6 @@
-//! Turns trust level, assessment and code size into the limits a job asks for. Pure: the
-//! Scheduler calls it, then `placement` scales the result down to what a host has free.
+//! Turns trust level, assessment and code size into the limits a job asks for. Pure and
+//! shared: the Scheduler calls it (then scales the result down to what a host has free),
+//! and the supervisor's warm pool sizes its sandboxes with it, so the two cannot drift.
 
 use crate::config::Settings;
 use crate::protocol::assessor::{Level, TrustLevel};

@@ -16,12 +16,12 @@
 
 use std::sync::Arc;
 
-use crate::bus::report::{settle, Reporter, RequestRef};
+use crate::actor::{ActorEnv, ActorError, Role};
+use crate::bus::reporter::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
 use crate::bus::trace::TraceContext;
 use crate::bus::{run_pull_loop, trace_of, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
-use crate::node::{ActorEnv, ActorError};
 use crate::protocol::assessor::{Assessed, TrustLevel};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::grant::{GrantDecision, HeldRequest, OverrideGrant, Release};
@@ -30,7 +30,7 @@ use crate::protocol::{decode, now_ms, Envelope, Subject};
 
 use super::grant::{check, Refusal};
 
-const NAME: &str = "assessor";
+const NAME: &str = Role::Assessor.name();
 const CONSUMER: &str = "assessor-override";
 
 /// Decides grants for one Assessor process.

@@ -5,8 +5,8 @@
 
 use super::calls::{hit, libc_call, text_value, Args};
 use super::files::path_method;
+use super::findings::Confidence;
 use super::fold;
-use super::report::Confidence;
 use super::rules;
 use super::scan::Scanner;
 use super::value::{piece, Kind, Piece, Taint, Value};

@@ -7,13 +7,13 @@
 use crate::protocol::assessor::{Assessment, Origin};
 
 use super::combine::combine;
-use super::limits::{
+use super::findings::{self, Confidence, Hit, Hits};
+use super::input_limits::{
     deep_spot, drop_deep_tree, nesting_within_limit, parsed_nesting_within_limit,
     MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET, PARSE_FIRST_BYTES,
 };
 use super::parser;
 use super::policy::{CompiledSignatures, Policy};
-use super::report::{self, Confidence, Hit, Hits};
 use super::rules;
 use super::scan::Scanner;
 
@@ -34,7 +34,7 @@ pub fn assess_with(source: &str, origin: Origin, policy: &Policy) -> Assessment 
         analyse(source, 0, &mut run)
     })
     .unwrap_or_else(|_| vec![hit(rules::ANALYSIS_FAILED, 0)]);
-    report::build(source, hits, origin, policy)
+    findings::build(source, hits, origin, policy)
 }
 
 /// What one assessment carries through nested analyses.

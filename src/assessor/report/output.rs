@@ -2,14 +2,14 @@
 //! file) and SARIF 2.1.0 for code-scanning tools. Pure: takes finished assessments, returns
 //! text or JSON values; the command decides where they go.
 //!
-//! SARIF: `tool.driver.rules` holds every rule of [`super::rules`] (with its reason as help
+//! SARIF: `tool.driver.rules` holds every rule of [`crate::assessor::engine::rules`] (with its reason as help
 //! text) followed by any external analyser rule that fired; each result's `ruleIndex`
 //! points into that list. Levels map BLOCKED and HIGH to `error`, MEDIUM to `warning` and
 //! LOW to `note`.
 
 use serde_json::{json, Value};
 
-use super::rules::{self, Rule};
+use crate::assessor::engine::rules::{self, Rule};
 use crate::protocol::assessor::{AnalyserRun, Assessment, Finding, Level};
 
 /// The official location of the SARIF 2.1.0 JSON schema.

@@ -1,7 +1,7 @@
 //! Optional external analysers (Bandit, Semgrep) beside the native one. When enabled in
 //! `[analysers]` and installed, each runs as a subprocess on a temporary copy of the
 //! program under one shared time budget, and its findings are merged into the native
-//! assessment. Disabled (the default), nothing but [`super::assess`] runs: no file, no
+//! assessment. Disabled (the default), nothing but [`crate::assessor::assess`] runs: no file, no
 //! process. Missing, failing or late analysers are reported in the `AnalyserRun` list and
 //! the native analyser alone decides.
 //!
@@ -49,11 +49,11 @@ impl ExternalError {
 pub fn assess(
     source: &str,
     origin: Origin,
-    policy: &super::Policy,
+    policy: &crate::assessor::Policy,
     settings: &AnalyserSettings,
 ) -> (Assessment, Vec<AnalyserRun>) {
     let started = Instant::now();
-    let mut assessment = super::assess_with(source, origin, policy);
+    let mut assessment = crate::assessor::assess_with(source, origin, policy);
     let mut native = AnalyserRun::native();
     native.findings = assessment.findings.len();
     native.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -413,7 +413,7 @@ mod tests {
         );
         assert_eq!(
             assessment,
-            super::super::assess("print(1)\n", Origin::External)
+            crate::assessor::assess("print(1)\n", Origin::External)
         );
         assert_eq!(runs.len(), 1);
         assert!(runs[0].is_ok());

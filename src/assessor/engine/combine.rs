@@ -6,8 +6,8 @@
 
 use std::rc::Rc;
 
+use super::findings::{Confidence, Hits};
 use super::paths::is_partial;
-use super::report::{Confidence, Hits};
 use super::rules;
 
 /// What the program can do, with where it does it (byte offsets).

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use super::catalog::{self, canonical_module, canonical_name};
 use super::combine::Capabilities;
+use super::findings::{Confidence, Hits};
 use super::flow::Function;
-use super::limits::{MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
+use super::input_limits::{MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
 use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
-use super::report::{Confidence, Hits};
 use super::rules;
 use super::value::{piece, Folder, Kind, Piece, Taint, Value};
 

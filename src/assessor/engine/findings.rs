@@ -7,7 +7,7 @@
 
 use crate::protocol::assessor::{Assessment, Finding, Level, Origin};
 
-use super::limits::{MAX_FINDINGS, MAX_FINDINGS_PER_RULE};
+use super::input_limits::{MAX_FINDINGS, MAX_FINDINGS_PER_RULE};
 use super::policy::Policy;
 use super::rules::{Class, Rule};
 
@@ -178,7 +178,7 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assessor::rules;
+    use crate::assessor::engine::rules;
 
     fn build_default(source: &str, hits: Vec<Hit>, origin: Origin) -> Assessment {
         build(source, hits, origin, Policy::defaults())

@@ -5,13 +5,13 @@
 //! Called by `scan::Scanner::eval` for every call expression.
 
 use super::catalog::{self, canonical_module, canonical_name, Api};
-use super::commands::{exec_program_argv, kill, process, run_command};
 use super::files::{chmod, file_access, join_paths, open_file, path_new, Access};
+use super::findings::Confidence;
 use super::fold;
-use super::limits::MAX_FOLDED_ITEMS;
+use super::input_limits::MAX_FOLDED_ITEMS;
 use super::methods::method_call;
 use super::parser::{Call, ExprKind};
-use super::report::Confidence;
+use super::process_calls::{exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::Scanner;
 use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};

@@ -6,7 +6,9 @@
 
 use std::rc::Rc;
 
-use super::limits::{FOLD_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_FOLDED_STR, MAX_QUALIFIED_NAME};
+use super::input_limits::{
+    FOLD_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_FOLDED_STR, MAX_QUALIFIED_NAME,
+};
 
 /// Stands for a part of a string that is only known at run time.
 pub const UNKNOWN_PART: char = '\u{FFFD}';

@@ -95,7 +95,7 @@ pub fn rot13(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assessor::value::Folder;
+    use crate::assessor::engine::value::Folder;
 
     #[test]
     fn decoders_undo_common_encodings() {

@@ -5,7 +5,7 @@ use super::*;
 /// The dense ~200-line program the README's assessor figures were taken on (data file
 /// shared by every benchmark of the assessor).
 pub fn two_hundred_lines() -> String {
-    include_str!("../../../benches/programs/dense_200.py").to_string()
+    include_str!("../../../../benches/programs/dense_200.py").to_string()
 }
 
 #[test]
@@ -41,21 +41,22 @@ fn phase_timing() {
     let rounds = 100u32;
     let start = std::time::Instant::now();
     for _ in 0..rounds {
-        std::hint::black_box(crate::assessor::parser::parse(&src));
+        std::hint::black_box(crate::assessor::engine::parser::parse(&src));
     }
     println!("parse {:?}", start.elapsed() / rounds);
-    let module = crate::assessor::parser::parse(&src);
+    let module = crate::assessor::engine::parser::parse(&src);
     let start = std::time::Instant::now();
     for _ in 0..rounds {
-        std::hint::black_box(crate::assessor::limits::parsed_nesting_within_limit(
-            &module,
-        ));
+        std::hint::black_box(
+            crate::assessor::engine::input_limits::parsed_nesting_within_limit(&module),
+        );
     }
     println!("nesting check {:?}", start.elapsed() / rounds);
     let start = std::time::Instant::now();
     for _ in 0..rounds {
-        let mut scanner =
-            crate::assessor::scan::Scanner::new(crate::assessor::Policy::defaults().compiled());
+        let mut scanner = crate::assessor::engine::scan::Scanner::new(
+            crate::assessor::Policy::defaults().compiled(),
+        );
         scanner.scan_block(module.body());
         std::hint::black_box(scanner.hits.list.len());
     }

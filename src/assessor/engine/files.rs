@@ -4,8 +4,8 @@
 //! Called by `calls` and `methods`.
 
 use super::calls::{hit, text_value, Args};
+use super::findings::Confidence;
 use super::paths::normalize;
-use super::report::Confidence;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
 use super::value::{piece, Piece, Taint, Value};

@@ -1,0 +1,46 @@
+//! The Assessor's static analysis of untrusted Python, with no I/O: decides LOW / MEDIUM /
+//! HIGH / BLOCKED with findings that say why.
+//!
+//! # Layout
+//! - `pipeline`: `assess`, the pipeline for one program (re-exported here).
+//! - `input_limits`: size and nesting limits checked before parsing, folding budgets.
+//! - `parser`: the only ruff-facing code: recovering parse and small views over the tree.
+//! - `scan`: walks the tree, binds names as Python would, evaluates expressions.
+//! - `calls`: applies the rules to each call; `process_calls`, `files` and `methods` hold
+//!   the program-start, file and method-call parts of that.
+//! - `flow`: values followed through assignments and the program's own functions.
+//! - `value`: what is known about a value: dotted name, folded text, taint.
+//! - `fold`: `%`/`format` substitution and hex/base64/rot13 decoding of constants.
+//! - `catalog`: which library names are which APIs; module aliases; constants.
+//! - `shell`: what a shell command line does.
+//! - `paths`, `indicators`: system, secret, persistence and escape paths; indicator strings.
+//! - `combine`: rules that need two capabilities together (reverse shell, exfiltration).
+//! - [`rules`]: the rule table, as data (`docs/rules.md` is written from it).
+//! - `findings`: hits to `Finding`s: positions, snippets, origin downgrade, score.
+//! - [`policy`]: weights, thresholds and known-threat signatures, and their matcher.
+
+mod calls;
+mod catalog;
+mod combine;
+mod files;
+pub(crate) mod findings;
+mod flow;
+mod fold;
+mod indicators;
+pub(crate) mod input_limits;
+mod methods;
+mod parser;
+mod paths;
+mod pipeline;
+pub(crate) mod policy;
+mod process_calls;
+pub mod rules;
+pub(crate) mod scan;
+mod shell;
+mod value;
+
+pub use pipeline::{assess, assess_with, normalised_code_sha256};
+pub use policy::Policy;
+
+#[cfg(test)]
+mod tests;
