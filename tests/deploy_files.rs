@@ -2,6 +2,8 @@
 //! the binary where Debian's package installs it, and the cluster's nats-server
 //! configuration is one nats-server accepts.
 
+mod pipeline_support;
+
 use std::process::Command;
 
 /// deploy/systemd's NATS units start `/usr/sbin/nats-server`, the path `apt-get install
@@ -35,23 +37,13 @@ fn assert_runs_debians_nats_server(unit: &str) {
 #[test]
 fn the_cluster_configuration_is_one_nats_server_accepts() {
     let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/nats/cluster.conf");
-    let passwords: Vec<(String, String)> = [
-        "assessor",
-        "scheduler",
-        "supervisor",
-        "monitor",
-        "audit",
-        "operator",
-        "admin",
-        "alice",
-        "bob",
-    ]
-    .iter()
-    .map(|user| {
-        let variable = format!("CORDON_NATS_{}_PASSWORD", user.to_uppercase());
-        (variable, "test".to_string())
-    })
-    .collect();
+    let passwords: Vec<(String, String)> = pipeline_support::DEPLOY_NATS_USERS
+        .iter()
+        .map(|user| {
+            let variable = format!("CORDON_NATS_{}_PASSWORD", user.to_uppercase());
+            (variable, "test".to_string())
+        })
+        .collect();
     let check = |name: Option<&str>| {
         let mut command = Command::new("unshare");
         command

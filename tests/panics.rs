@@ -33,22 +33,24 @@ async fn internal_alert(alerts: &mut async_nats::Subscriber, request_id: &str) -
     }
 }
 
-async fn alerts(nats: &Nats) -> async_nats::Subscriber {
+/// A node of all roles with one fail point set, a client, and a subscription to alerts.
+async fn node_with(test: &str, fail_point: &str) -> (Nats, Node, Client, async_nats::Subscriber) {
+    let nats = Nats::start();
+    let node = Node::up_with_env(&nats, test, &test_config(""), &[("FAILPOINTS", fail_point)]);
+    let client = client(&nats).await;
     let subject = cordon::protocol::Subject::EventsAlert.to_subject();
-    raw_connection(nats).await.subscribe(subject).await.unwrap()
+    let alerts = raw_connection(&nats)
+        .await
+        .subscribe(subject)
+        .await
+        .unwrap();
+    (nats, node, client, alerts)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_in_one_programs_analysis_holds_it_high_and_the_node_goes_on() {
-    let nats = Nats::start();
-    let mut node = Node::up_with_env(
-        &nats,
-        "panic-assess",
-        &test_config(""),
-        &[("FAILPOINTS", "assessor::analyse=1*panic")],
-    );
-    let client = client(&nats).await;
-    let mut alerts = alerts(&nats).await;
+    let (_nats, mut node, client, mut alerts) =
+        node_with("panic-assess", "assessor::analyse=1*panic").await;
     let id = Client::new_request_id();
     let first = client
         .run(
@@ -75,15 +77,8 @@ async fn a_panic_in_one_programs_analysis_holds_it_high_and_the_node_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_while_handling_one_job_fails_that_job_and_the_node_goes_on() {
-    let nats = Nats::start();
-    let mut node = Node::up_with_env(
-        &nats,
-        "panic-supervise",
-        &test_config(""),
-        &[("FAILPOINTS", "supervisor::handle=1*panic")],
-    );
-    let client = client(&nats).await;
-    let mut alerts = alerts(&nats).await;
+    let (_nats, mut node, client, mut alerts) =
+        node_with("panic-supervise", "supervisor::handle=1*panic").await;
     let id = Client::new_request_id();
     let failed = client
         .run(
