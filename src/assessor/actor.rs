@@ -92,7 +92,10 @@ impl State {
                 NAME,
             );
         }
-        let validated = validate_request(envelope.body.clone(), &self.settings.caps)
+        // Code must fit the messages that carry it on (with the findings beside it).
+        let mut caps = self.settings.caps.clone();
+        caps.max_code_bytes = caps.max_code_bytes.min(self.bus.content_room() as u64);
+        let validated = validate_request(envelope.body.clone(), &caps)
             .and_then(|job| check_trust(job, &request.client, &self.settings.clients))
             .and_then(|job| check_network(job, &self.settings.network));
         let outcome = match validated {

@@ -21,7 +21,7 @@ use crate::shutdown::Shutdown;
 pub type Incoming = Message;
 
 /// What to tell the server once a handler is done with a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Disposition {
     /// Done: everything it caused is published.
     Ack,
@@ -29,6 +29,9 @@ pub enum Disposition {
     Retry(Duration),
     /// Never deliver it again (it was answered some other way).
     Term,
+    /// Its consequences can never be published (too large for the bus): answer the
+    /// request `failed` with this error once, then acknowledge it.
+    Fail(crate::protocol::exec::ErrorInfo),
 }
 
 /// Pulls messages from `consumer` and runs `handler` on up to `concurrency` at a time until
@@ -125,6 +128,7 @@ async fn handle_one<F, Fut>(
     let disposition = loop {
         tokio::select! {
             outcome = &mut work => match outcome {
+                Ok(Disposition::Fail(error)) => break reporter.fail_request(&message, error).await,
                 Ok(disposition) => break disposition,
                 Err(panic) => break reporter.fail_after_panic(&message, &panic).await,
             },
@@ -139,7 +143,7 @@ async fn handle_one<F, Fut>(
     let kind = match disposition {
         Disposition::Ack => AckKind::Ack,
         Disposition::Retry(delay) => AckKind::Nak(Some(delay)),
-        Disposition::Term => AckKind::Term,
+        Disposition::Term | Disposition::Fail(_) => AckKind::Term,
     };
     let elapsed_ms = started.elapsed().as_millis() as u64;
     tracing::info!(?disposition, elapsed_ms, "handled");

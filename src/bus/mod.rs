@@ -26,6 +26,9 @@ pub const CONTENT_TYPE: &str = "Content-Type";
 pub const MSGPACK: &str = "application/msgpack";
 /// JetStream's deduplication header.
 pub const MSG_ID: &str = "Nats-Msg-Id";
+/// Room kept in every message for the envelope, headers and everything beside the code or
+/// the output it carries (findings, limits, usage), bytes.
+pub const MESSAGE_MARGIN: usize = 64 << 10;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BusError {
@@ -42,6 +45,13 @@ pub enum BusError {
     Setup { what: String, message: String },
     #[error("cannot publish to {subject}: {message}")]
     Publish { subject: String, message: String },
+    /// Permanent: the same message will never fit, so it must not be retried.
+    #[error("a message of {bytes} bytes for {subject} is larger than the NATS server takes ({max} bytes, its max_payload)")]
+    TooLarge {
+        subject: String,
+        bytes: usize,
+        max: usize,
+    },
     #[error("no stream takes {subject} yet (cordon is not up, or it is starting)")]
     NoStream { subject: String },
     #[error("cannot subscribe to {subject}: {message}")]
@@ -158,6 +168,30 @@ impl Bus {
             .await
     }
 
+    /// The largest message the connected server takes (its `max_payload`).
+    pub fn max_payload(&self) -> usize {
+        self.client.server_info().max_payload
+    }
+
+    /// The most bytes of code or output one message may carry on this bus, beside the
+    /// rest of its content (`MESSAGE_MARGIN`).
+    pub fn content_room(&self) -> usize {
+        self.max_payload().saturating_sub(MESSAGE_MARGIN)
+    }
+
+    /// Refuses, as permanent, a payload the server would refuse.
+    fn check_size(&self, subject: &str, payload: &[u8]) -> Result<(), BusError> {
+        let max = self.max_payload();
+        if max > 0 && payload.len() > max {
+            return Err(BusError::TooLarge {
+                subject: subject.to_string(),
+                bytes: payload.len(),
+                max,
+            });
+        }
+        Ok(())
+    }
+
     /// Publishes to a stream and waits for the store; `Ok(false)` only when an expected
     /// last subject sequence was given and another message got there first.
     async fn store<T: Serialize>(
@@ -177,6 +211,7 @@ impl Bus {
             headers.insert(expected, sequence.to_string().as_str());
         }
         let payload = encode(envelope)?;
+        self.check_size(&subject, &payload)?;
         let fail = |message: String| BusError::Publish {
             subject: subject.clone(),
             message,
@@ -205,6 +240,7 @@ impl Bus {
     ) -> Result<(), BusError> {
         let subject = subject.to_subject();
         let payload = encode(envelope)?;
+        self.check_size(&subject, &payload)?;
         self.client
             .publish_with_headers(subject.clone(), message_headers(trace), payload.into())
             .await

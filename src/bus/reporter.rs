@@ -205,18 +205,29 @@ impl Reporter {
         message: &super::Incoming,
         panic: &str,
     ) -> super::Disposition {
-        use crate::protocol::exec::{ErrorCode, Status};
+        let why = format!(
+            "cordon's {} failed on this request (a panic: {panic}); it was not completed, and operators are alerted",
+            self.actor
+        );
+        let info = ErrorInfo::new(crate::protocol::exec::ErrorCode::Internal, why);
+        self.fail_request(message, info).await
+    }
+
+    /// Ends the request a message is about as `failed` with `info` (audited), once; a
+    /// message with no readable request id is audited alone. For what can never succeed
+    /// however often the message is delivered.
+    pub async fn fail_request(
+        &self,
+        message: &super::Incoming,
+        info: ErrorInfo,
+    ) -> super::Disposition {
+        use crate::protocol::exec::Status;
         let header = crate::protocol::decode::<serde::de::IgnoredAny>(&message.payload).ok();
         let request_id = header
             .as_ref()
             .map(|envelope| envelope.request_id.clone())
             .or_else(|| super::msg_id_of(message.headers.as_ref()))
             .filter(|id| crate::protocol::subjects::is_valid_token(id));
-        let why = format!(
-            "cordon's {} failed on this request (a panic: {panic}); it was not completed, and operators are alerted",
-            self.actor
-        );
-        let info = ErrorInfo::new(ErrorCode::Internal, why);
         let Some(request_id) = request_id else {
             let key = unaddressed_key(message);
             return settle(
@@ -250,10 +261,16 @@ pub fn unaddressed_key(message: &super::Incoming) -> String {
     }
 }
 
-/// Turns a handler's outcome into what the server is told: done, or try again shortly.
+/// Turns a handler's outcome into what the server is told: done, try again shortly, or
+/// (for a message too large for the bus, which no retry can fix) answer it failed.
 pub fn settle(outcome: Result<(), BusError>, actor: &str) -> super::Disposition {
     match outcome {
         Ok(()) => super::Disposition::Ack,
+        Err(error @ BusError::TooLarge { .. }) => {
+            tracing::error!(actor, %error, "a consequence is too large for the bus; the request fails once");
+            let code = crate::protocol::exec::ErrorCode::MessageTooLarge;
+            super::Disposition::Fail(ErrorInfo::new(code, error.to_string()))
+        }
         Err(error) => {
             tracing::warn!(actor, %error, "could not publish consequences; message will be redelivered");
             super::Disposition::Retry(std::time::Duration::from_secs(1))

@@ -405,13 +405,9 @@ impl State {
         let result = match outcome {
             Ok(outcome) => {
                 let usage = last_usage(usage).await;
-                result_of_run(
-                    &request.request_id,
-                    outcome,
-                    usage,
-                    job.assessment,
-                    job.limits,
-                )
+                let room = self.bus.content_room();
+                let judged = (job.assessment, job.limits);
+                result_of_run(&request.request_id, outcome, usage, judged, room)
             }
             Err(error) => failed_result(&request.request_id, &error),
         };

@@ -9,13 +9,16 @@ use crate::protocol::scheduler::Limits;
 
 use super::spec::SandboxOutcome;
 
-/// The result of a job that ran (or was killed) in a sandbox.
+/// The result of a job that ran (or was killed) in a sandbox. Each output stream's text
+/// is at most `text_room` bytes (the bus's message size, shared by both, less a margin):
+/// lossy decoding of invalid UTF-8 can triple the captured bytes, and a result must always
+/// fit in one message. The full output is in the audit log either way.
 pub fn result_of_run(
     request_id: &str,
     outcome: SandboxOutcome,
     usage: Option<UsageSample>,
-    assessment: Assessment,
-    limits: Limits,
+    (assessment, limits): (Assessment, Limits),
+    text_room: usize,
 ) -> ExecResult {
     let status = match (&outcome.violation, &outcome.lost) {
         (Some(_), _) => Status::Violation,
@@ -27,14 +30,17 @@ pub fn result_of_run(
         .as_ref()
         .map(|what| ErrorInfo::new(ErrorCode::SandboxLost, what.clone()));
     let usage = usage.unwrap_or_default();
+    let each = text_room / 2;
+    let (stdout, stdout_cut) = text_within(&outcome.stdout, each);
+    let (stderr, stderr_cut) = text_within(&outcome.stderr, each);
     ExecResult {
         request_id: request_id.to_string(),
         status,
         exit_code: outcome.exit_code,
-        stdout: String::from_utf8_lossy(&outcome.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&outcome.stderr).into_owned(),
-        stdout_truncated: outcome.stdout_truncated,
-        stderr_truncated: outcome.stderr_truncated,
+        stdout,
+        stderr,
+        stdout_truncated: outcome.stdout_truncated || stdout_cut,
+        stderr_truncated: outcome.stderr_truncated || stderr_cut,
         violation: outcome.violation,
         assessment: Some(assessment),
         limits: Some(limits),
@@ -47,6 +53,14 @@ pub fn result_of_run(
         audit: None,
         error,
     }
+}
+
+/// `bytes` as text (invalid UTF-8 replaced), cut to at most `room` bytes on a character
+/// boundary; true when it was cut.
+fn text_within(bytes: &[u8], room: usize) -> (String, bool) {
+    let text = String::from_utf8_lossy(bytes);
+    let kept = crate::text::preview_of(&text, room);
+    (kept.to_string(), kept.len() < text.len())
 }
 
 #[cfg(test)]
@@ -108,8 +122,8 @@ mod tests {
             "r",
             outcome(Some(violation)),
             Some(usage),
-            assessment,
-            limits(),
+            (assessment, limits()),
+            1 << 20,
         );
         assert_eq!(result.status, Status::Violation);
         assert_eq!(result.stdout, "o\u{fffd}");
@@ -135,12 +149,29 @@ mod tests {
             score: 0,
             findings: vec![],
         };
-        let result = result_of_run("r", lost, None, assessment, limits());
+        let result = result_of_run("r", lost, None, (assessment, limits()), 1 << 20);
         assert_eq!(result.status, Status::Failed);
         let error = result.error.unwrap();
         assert_eq!(error.code, "sandbox_lost");
         assert_eq!(error.message, "removed from outside");
         assert_eq!(result.stdout, "o\u{fffd}", "the output seen is kept");
         assert_eq!(result.exit_code, Some(137));
+    }
+
+    #[test]
+    fn invalid_utf8_is_cut_to_the_room_a_message_has() {
+        let mut flood = outcome(None);
+        flood.stdout = vec![0xff; 1000];
+        flood.stdout_truncated = false;
+        let assessment = Assessment {
+            level: Level::Low,
+            score: 0,
+            findings: vec![],
+        };
+        let result = result_of_run("r", flood, None, (assessment, limits()), 600);
+        assert!(result.stdout.len() <= 300, "{}", result.stdout.len());
+        assert!(result.stdout.chars().all(|c| c == '\u{fffd}'));
+        assert!(result.stdout_truncated);
+        assert!(!result.stderr_truncated);
     }
 }
