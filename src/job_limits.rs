@@ -43,6 +43,34 @@ pub fn requested_limits(
     }
 }
 
+/// `limits` no larger than the highest trust level's and the caps allow: what a supervisor
+/// runs whatever a scheduled message says, so a forged or buggy one cannot ask a host for
+/// more than cordon would ever grant. The network is left as it is (the supervisor gives
+/// an allowlist only through its proxy, to requests granted it).
+pub fn clamped_to_ceiling(settings: &Settings, limits: &Limits) -> Limits {
+    let levels = [
+        &settings.limits.untrusted,
+        &settings.limits.unknown,
+        &settings.limits.trusted,
+    ];
+    let highest = |of: fn(&crate::config::LevelLimits) -> u64| {
+        levels.iter().map(|l| of(l)).max().unwrap_or(0)
+    };
+    let cpus = levels.iter().map(|l| l.cpus).fold(0.0, f64::max);
+    let caps = &settings.caps;
+    Limits {
+        cpus: limits.cpus.min(cpus),
+        memory_bytes: limits.memory_bytes.min(highest(|l| l.memory_bytes)),
+        pids: limits.pids.min(highest(|l| l.pids)),
+        timeout_ms: limits.timeout_ms.min(highest(|l| l.timeout_ms)),
+        network: limits.network,
+        cpu_time_ms: limits.cpu_time_ms.min(highest(|l| l.cpu_time_ms)),
+        stdout_bytes: limits.stdout_bytes.min(caps.stdout_bytes),
+        stderr_bytes: limits.stderr_bytes.min(caps.stderr_bytes),
+        tmpfs_bytes: limits.tmpfs_bytes.min(caps.tmpfs_bytes),
+    }
+}
+
 /// The network a job gets: what it asked for, except that code assessed at
 /// `[network] force_none_at` or above gets none (it still runs, without network).
 pub fn granted_network(settings: &Settings, asked: Network, level: Level) -> Network {
@@ -104,6 +132,35 @@ mod tests {
         assert!(untrusted.cpus < trusted.cpus && untrusted.memory_bytes < trusted.memory_bytes);
         assert!(risky.cpus < untrusted.cpus && risky.timeout_ms < untrusted.timeout_ms);
         assert!(risky.pids < untrusted.pids);
+    }
+
+    #[test]
+    fn a_scheduled_job_never_gets_more_than_the_highest_level_allows() {
+        let s = settings();
+        let trusted = requested_limits(&s, TrustLevel::Trusted, Level::Low, 1, None);
+        assert_eq!(
+            clamped_to_ceiling(&s, &trusted),
+            trusted,
+            "real grants pass as they are"
+        );
+        let forged = Limits {
+            cpus: 64.0,
+            memory_bytes: 1 << 40,
+            pids: 1 << 20,
+            timeout_ms: u64::MAX,
+            cpu_time_ms: u64::MAX,
+            stdout_bytes: u64::MAX,
+            stderr_bytes: u64::MAX,
+            tmpfs_bytes: u64::MAX,
+            ..trusted.clone()
+        };
+        let clamped = clamped_to_ceiling(&s, &forged);
+        assert_eq!(clamped.cpus, s.limits.trusted.cpus);
+        assert_eq!(clamped.memory_bytes, s.limits.trusted.memory_bytes);
+        assert_eq!(clamped.pids, s.limits.trusted.pids);
+        assert_eq!(clamped.timeout_ms, s.limits.trusted.timeout_ms);
+        assert_eq!(clamped.stdout_bytes, s.caps.stdout_bytes);
+        assert_eq!(clamped.tmpfs_bytes, s.caps.tmpfs_bytes);
     }
 
     #[test]

@@ -38,6 +38,8 @@ const BINARY_IN_PROXY_IMAGE: &str = "/usr/local/bin/cordon";
 /// The proxy container's user: nobody.
 const PROXY_USER: &str = "65534:65534";
 const PROXY_MEMORY: i64 = 256 << 20;
+/// Half a core: a connection flood from one job slows that host's egress, not the host.
+const PROXY_NANO_CPUS: i64 = 500_000_000;
 const PROXY_PIDS: i64 = 256;
 /// How long the worker may take to answer a command (or to start).
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
@@ -459,6 +461,7 @@ fn proxy_config(
             readonly_rootfs: Some(true),
             memory: Some(PROXY_MEMORY),
             memory_swap: Some(PROXY_MEMORY),
+            nano_cpus: Some(PROXY_NANO_CPUS),
             pids_limit: Some(PROXY_PIDS),
             init: Some(true),
             // The proxy relays at the application layer only; it never routes packets.

@@ -31,6 +31,7 @@ use crate::bus::streams::StreamKind;
 use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
 use crate::docker::HostCapacity;
+use crate::job_limits::clamped_to_ceiling;
 use crate::owner::{Instance, Liveness};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation, ViolationKind};
@@ -321,10 +322,12 @@ impl State {
 
     async fn handle(&self, message: Incoming) -> Disposition {
         fail::fail_point!("supervisor::handle");
-        let (envelope, request) = match self.reporter.receive::<Scheduled>(&message).await {
+        let (mut envelope, request) = match self.reporter.receive::<Scheduled>(&message).await {
             Ok(opened) => opened,
             Err(disposition) => return disposition,
         };
+        // Whatever the message says, never more than cordon would ever grant.
+        envelope.body.limits = clamped_to_ceiling(&self.settings, &envelope.body.limits);
         let (kill, kills) = mpsc::channel(4);
         let limits = &envelope.body.limits;
         let running = Running {
