@@ -13,6 +13,9 @@ pub struct RunningJob {
     pub request_id: String,
     pub cpus: f64,
     pub memory_bytes: u64,
+    /// The client the job is for (the Scheduler shares a host's slots fairly by it).
+    #[serde(default)]
+    pub client: String,
 }
 
 /// What a host has and what it runs; sent on every change and every second.

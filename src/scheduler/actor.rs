@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::placement::Capacity;
+use super::placement::{Capacity, Wanted};
 use crate::actor::{ActorEnv, ActorError, Role};
 use crate::bus::reporter::{settle, Reporter, RequestRef};
 use crate::bus::streams::StreamKind;
@@ -24,6 +24,9 @@ use crate::protocol::supervisor::HostLoad;
 use crate::protocol::{decode, now_ms, Envelope, Subject};
 use crate::shutdown::Shutdown;
 
+/// Jobs this Scheduler considers at once: more than one, so that while one client's jobs
+/// wait for room, another client's are seen and can be given the next free slot.
+const HELD_AT_ONCE: usize = 64;
 const NAME: &str = Role::Scheduler.name();
 
 crate::actor::task_actor!(
@@ -60,7 +63,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
     run_pull_loop(
         consumer,
         (NAME, &state.reporter),
-        1,
+        HELD_AT_ONCE,
         env.progress_interval(),
         env.shutdown.clone(),
         |message| {
@@ -128,7 +131,12 @@ impl State {
             job.timeout_ms,
         );
         wanted.network = granted_network(&self.settings, job.network, level);
-        let Some((host, limits)) = self.wait_for_room(&request.request_id, &wanted).await else {
+        let job = Wanted {
+            request_id: &request.request_id,
+            client: &request.client,
+            limits: &wanted,
+        };
+        let Some((host, limits)) = self.wait_for_room(&job).await else {
             // Shutting down while holding it: let another scheduler take it now.
             return Disposition::Retry(Duration::ZERO);
         };
@@ -139,20 +147,18 @@ impl State {
         settle(outcome, NAME)
     }
 
-    /// Holds the job until some host has room; `None` if shutdown comes first.
+    /// Holds the job until some host has room for it (and its client is within its fair
+    /// share while others wait); `None` if shutdown comes first.
     async fn wait_for_room(
         &self,
-        request_id: &str,
-        wanted: &crate::protocol::scheduler::Limits,
+        job: &Wanted<'_>,
     ) -> Option<(String, crate::protocol::scheduler::Limits)> {
+        let request_id = job.request_id;
         let policy = &self.settings.scheduler;
         let retry = Duration::from_millis(policy.hold_retry_ms.max(10));
         let mut logged = false;
         loop {
-            if let Some(placed) = self
-                .lock_capacity()
-                .place(request_id, wanted, policy, now_ms())
-            {
+            if let Some(placed) = self.lock_capacity().place(job, policy, now_ms()) {
                 return Some(placed);
             }
             if !logged {

@@ -3,6 +3,10 @@
 //! reports and its own reservations (jobs scheduled but not yet in a report). Several
 //! supervisor processes may serve one host id (a rolling restart, two `cordon serve`):
 //! a host's load is the sum of its live instances' reports.
+//!
+//! Fairness: while another client has a job waiting, a client that already holds its share
+//! of the slots (all live hosts' slots divided by the clients running or waiting) is not
+//! given another, so one client's backlog cannot keep everyone else waiting.
 
 use std::collections::HashMap;
 
@@ -14,6 +18,7 @@ use crate::protocol::supervisor::HostLoad;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reservation {
     pub request_id: String,
+    pub client: String,
     pub host: String,
     pub cpus: f64,
     pub memory_bytes: u64,
@@ -25,6 +30,15 @@ pub struct Reservation {
 pub struct Capacity {
     pub hosts: HashMap<String, HashMap<String, (HostLoad, u64)>>,
     pub reservations: Vec<Reservation>,
+    /// Clients with a job held for room, and when it last asked.
+    pub waiting: HashMap<String, u64>,
+}
+
+/// What a job is, for placing it: its request and client, and the limits it asks for.
+pub struct Wanted<'a> {
+    pub request_id: &'a str,
+    pub client: &'a str,
+    pub limits: &'a Limits,
 }
 
 /// What one host can still give.
@@ -76,18 +90,39 @@ impl Capacity {
     }
 
     /// Picks the host with the most free CPU that fits the job, reserves it there and
-    /// returns the host and the scaled limits; `None` means hold the job.
+    /// returns the host and the scaled limits; `None` means hold the job (its client is
+    /// then counted as waiting).
     pub fn place(
         &mut self,
-        request_id: &str,
-        wanted: &Limits,
+        job: &Wanted,
         policy: &SchedulerSettings,
         now_ms: u64,
     ) -> Option<(String, Limits)> {
+        let placed = self.try_place(job, policy, now_ms);
+        match placed {
+            Some(_) => self.waiting.remove(job.client),
+            None => self.waiting.insert(job.client.to_string(), now_ms),
+        };
+        placed
+    }
+
+    fn try_place(
+        &mut self,
+        job: &Wanted,
+        policy: &SchedulerSettings,
+        now_ms: u64,
+    ) -> Option<(String, Limits)> {
+        let (request_id, wanted) = (job.request_id, job.limits);
         self.reservations.retain(|r| r.expires_at_ms > now_ms);
         self.forget_stale(now_ms, policy.host_stale_ms);
-        let (host, free) = self
-            .live_loads(now_ms, policy.host_stale_ms)
+        let waiting_window = policy.hold_retry_ms.saturating_mul(3) + 1_000;
+        self.waiting
+            .retain(|_, seen| now_ms.saturating_sub(*seen) <= waiting_window);
+        let loads = self.live_loads(now_ms, policy.host_stale_ms);
+        if self.over_fair_share(job.client, &loads, policy) {
+            return None;
+        }
+        let (host, free) = loads
             .into_iter()
             .map(|load| (load.host.clone(), self.free_on(&load, policy)))
             .filter(|(_, free)| fits(free, policy))
@@ -97,12 +132,45 @@ impl Capacity {
         limits.memory_bytes = wanted.memory_bytes.min(free.memory_bytes);
         self.reservations.push(Reservation {
             request_id: request_id.to_string(),
+            client: job.client.to_string(),
             host: host.clone(),
             cpus: limits.cpus,
             memory_bytes: limits.memory_bytes,
             expires_at_ms: now_ms + limits.timeout_ms + 60_000,
         });
         Some((host, limits))
+    }
+
+    /// Whether `client` holds at least its share of all live slots while another client
+    /// has a job waiting.
+    fn over_fair_share(
+        &self,
+        client: &str,
+        loads: &[HostLoad],
+        policy: &SchedulerSettings,
+    ) -> bool {
+        if !self.waiting.keys().any(|other| other != client) {
+            return false;
+        }
+        let slots: u32 = loads.iter().map(|l| max_jobs_of(l, policy)).sum();
+        let running = loads.iter().flat_map(|l| l.running.iter());
+        let running_clients = running.clone().map(|j| j.client.as_str());
+        let reserved_clients = self.reservations.iter().map(|r| r.client.as_str());
+        let mut clients: Vec<&str> = running_clients
+            .chain(reserved_clients)
+            .chain(self.waiting.keys().map(String::as_str))
+            .chain([client])
+            .collect();
+        clients.sort_unstable();
+        clients.dedup();
+        let share = slots.div_ceil(clients.len() as u32).max(1);
+        let held = running.filter(|j| j.client == client).count()
+            + self
+                .reservations
+                .iter()
+                .filter(|r| r.client == client)
+                .count();
+        held as u32 >= share
     }
 
     fn free_on(&self, load: &HostLoad, policy: &SchedulerSettings) -> Free {
@@ -112,11 +180,7 @@ impl Capacity {
         let reserved_cpus: f64 = reserved.clone().map(|r| r.cpus).sum();
         let reserved_memory: u64 = reserved.clone().map(|r| r.memory_bytes).sum();
         let jobs = load.running.len() as u32 + reserved.count() as u32;
-        let max_jobs = if policy.max_jobs > 0 {
-            policy.max_jobs
-        } else {
-            load.max_jobs
-        };
+        let max_jobs = max_jobs_of(load, policy);
         Free {
             cpus: load.cpus_total - policy.reserve_cpus - running_cpus - reserved_cpus,
             memory_bytes: load
@@ -126,6 +190,15 @@ impl Capacity {
                 .saturating_sub(reserved_memory),
             job_slots: max_jobs.saturating_sub(jobs),
         }
+    }
+}
+
+/// A host's job slots: the setting when given, else what the host reports.
+fn max_jobs_of(load: &HostLoad, policy: &SchedulerSettings) -> u32 {
+    if policy.max_jobs > 0 {
+        policy.max_jobs
+    } else {
+        load.max_jobs
     }
 }
 
@@ -184,8 +257,17 @@ mod tests {
                     request_id: (*id).into(),
                     cpus: *c,
                     memory_bytes: *m,
+                    client: "a".into(),
                 })
                 .collect(),
+        }
+    }
+
+    fn job<'a>(request_id: &'a str, client: &'a str, limits: &'a Limits) -> Wanted<'a> {
+        Wanted {
+            request_id,
+            client,
+            limits,
         }
     }
 
@@ -194,7 +276,7 @@ mod tests {
         let mut capacity = Capacity::default();
         capacity.record_load(load("h", 2.0, 2 * GIB, 4, &[("a", 1.5, GIB + GIB / 2)]), 0);
         let (host, limits) = capacity
-            .place("b", &wanted(2.0, GIB), &policy(), 0)
+            .place(&job("b", "a", &wanted(2.0, GIB)), &policy(), 0)
             .unwrap();
         assert_eq!(host, "h");
         assert_eq!(limits.cpus, 0.5);
@@ -206,15 +288,15 @@ mod tests {
         let mut capacity = Capacity::default();
         capacity.record_load(load("h", 1.0, 4 * GIB, 1, &[]), 0);
         assert!(capacity
-            .place("a", &wanted(1.0, GIB), &policy(), 0)
+            .place(&job("a", "a", &wanted(1.0, GIB)), &policy(), 0)
             .is_some());
         // "a" is reserved but not yet reported: the one slot is taken.
         assert!(capacity
-            .place("b", &wanted(1.0, GIB), &policy(), 0)
+            .place(&job("b", "a", &wanted(1.0, GIB)), &policy(), 0)
             .is_none());
         capacity.release("a");
         assert!(capacity
-            .place("b", &wanted(1.0, GIB), &policy(), 0)
+            .place(&job("b", "a", &wanted(1.0, GIB)), &policy(), 0)
             .is_some());
     }
 
@@ -223,12 +305,12 @@ mod tests {
         let mut capacity = Capacity::default();
         capacity.record_load(load("h", 2.0, 4 * GIB, 8, &[]), 0);
         capacity
-            .place("a", &wanted(1.0, GIB), &policy(), 0)
+            .place(&job("a", "a", &wanted(1.0, GIB)), &policy(), 0)
             .unwrap();
         capacity.record_load(load("h", 2.0, 4 * GIB, 8, &[("a", 1.0, GIB)]), 10);
         assert!(capacity.reservations.is_empty());
         let (_, limits) = capacity
-            .place("b", &wanted(2.0, GIB), &policy(), 10)
+            .place(&job("b", "a", &wanted(2.0, GIB)), &policy(), 10)
             .unwrap();
         assert_eq!(limits.cpus, 1.0);
     }
@@ -240,7 +322,7 @@ mod tests {
         capacity.record_load(load("busy", 2.0, 4 * GIB, 8, &[("x", 1.5, GIB)]), 9_000);
         capacity.record_load(load("idle", 2.0, 4 * GIB, 8, &[]), 9_000);
         let (host, _) = capacity
-            .place("a", &wanted(1.0, GIB), &policy(), 10_000)
+            .place(&job("a", "a", &wanted(1.0, GIB)), &policy(), 10_000)
             .unwrap();
         assert_eq!(host, "idle");
     }
@@ -256,22 +338,68 @@ mod tests {
         capacity.record_load(new, 9_500);
         assert!(
             capacity
-                .place("c", &wanted(0.5, GIB), &policy(), 10_000)
+                .place(&job("c", "a", &wanted(0.5, GIB)), &policy(), 10_000)
                 .is_none(),
             "two jobs run in all: both slots are taken"
         );
         capacity.hosts.get_mut("h").unwrap().remove("old");
         let (_, limits) = capacity
-            .place("c", &wanted(2.0, GIB), &policy(), 10_000)
+            .place(&job("c", "a", &wanted(2.0, GIB)), &policy(), 10_000)
             .unwrap();
         assert_eq!(limits.cpus, 1.5, "only the live instance's job is counted");
+    }
+
+    #[test]
+    fn a_client_holding_its_share_waits_while_another_client_waits() {
+        let mut capacity = Capacity::default();
+        let limits = wanted(0.5, GIB);
+        capacity.record_load(
+            load("h", 4.0, 8 * GIB, 2, &[("a1", 0.5, GIB), ("a2", 0.5, GIB)]),
+            0,
+        );
+        assert!(
+            capacity
+                .place(&job("b1", "b", &limits), &policy(), 10)
+                .is_none(),
+            "full"
+        );
+        // a1 ends: one slot is free; "a" already holds one of the two shares.
+        capacity.record_load(load("h", 4.0, 8 * GIB, 2, &[("a2", 0.5, GIB)]), 20);
+        assert!(
+            capacity
+                .place(&job("a3", "a", &limits), &policy(), 30)
+                .is_none(),
+            "a holds its share while b waits"
+        );
+        assert!(capacity
+            .place(&job("b1", "b", &limits), &policy(), 40)
+            .is_some());
+    }
+
+    #[test]
+    fn with_no_one_else_waiting_one_client_may_fill_every_slot() {
+        let mut capacity = Capacity::default();
+        let limits = wanted(0.5, GIB);
+        capacity.record_load(load("h", 4.0, 8 * GIB, 3, &[("a1", 0.5, GIB)]), 0);
+        assert!(capacity
+            .place(&job("a2", "a", &limits), &policy(), 10)
+            .is_some());
+        assert!(capacity
+            .place(&job("a3", "a", &limits), &policy(), 20)
+            .is_some());
+        assert!(
+            capacity
+                .place(&job("a4", "a", &limits), &policy(), 30)
+                .is_none(),
+            "full"
+        );
     }
 
     #[test]
     fn no_report_at_all_means_hold() {
         let mut capacity = Capacity::default();
         assert!(capacity
-            .place("a", &wanted(1.0, GIB), &policy(), 0)
+            .place(&job("a", "a", &wanted(1.0, GIB)), &policy(), 0)
             .is_none());
     }
 }

@@ -62,6 +62,7 @@ crate::actor::task_actor!(
 struct Running {
     cpus: f64,
     memory_bytes: u64,
+    client: String,
     kill: mpsc::Sender<Violation>,
 }
 
@@ -315,6 +316,7 @@ impl State {
                     request_id: id.clone(),
                     cpus: r.cpus,
                     memory_bytes: r.memory_bytes,
+                    client: r.client.clone(),
                 })
                 .collect(),
         }
@@ -333,6 +335,7 @@ impl State {
         let running = Running {
             cpus: limits.cpus,
             memory_bytes: limits.memory_bytes,
+            client: request.client.clone(),
             kill,
         };
         let spec = self.sandbox_spec(&request, &envelope.body);
