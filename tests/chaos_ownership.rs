@@ -187,3 +187,49 @@ async fn sandboxes_ended_from_outside_are_reported_lost_not_completed() {
     }
     assert_no_containers_within(&node.host, Duration::from_secs(10));
 }
+
+/// A warm sandbox that dies after its job took it but before the program reached it never
+/// ran the program: the job runs once more, in a fresh sandbox, completes with its output,
+/// and the audit log shows both containers. (Fault injected with the fail point
+/// `supervisor::lose_warm_sandbox`; the `failpoints` feature is on in `scripts/test`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_sandbox_lost_before_its_program_arrived_is_replaced_once() {
+    let nats = Nats::start();
+    let env = [
+        ("CORDON__POOL__UNTRUSTED", "1"),
+        ("FAILPOINTS", "supervisor::lose_warm_sandbox=1*return"),
+    ];
+    let node = Node::up_with_env(&nats, "lost-warm", &config(), &env);
+    let client = client(&nats).await;
+    let warm = format!("label=cordon.host={}", node.host);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while docker_cli(&[
+        "ps",
+        "-q",
+        "--filter",
+        &warm,
+        "--filter",
+        "label=cordon.warm=true",
+    ])
+    .is_empty()
+    {
+        assert!(Instant::now() < deadline, "no warm sandbox within a minute");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let id = Client::new_request_id();
+    let result = client
+        .run(
+            &id,
+            &request("print('ran')", "untrusted"),
+            Duration::from_secs(90),
+        )
+        .await
+        .expect("a result");
+    assert_eq!(result.status, Status::Completed, "{result:?}");
+    assert_eq!(result.stdout, "ran\n");
+    let created = audit_kinds(&node.audit_dir(), &id)
+        .into_iter()
+        .filter(|kind| kind == "container_created")
+        .count();
+    assert_eq!(created, 2, "the lost warm sandbox and its cold replacement");
+}

@@ -435,6 +435,7 @@ impl State {
         kills: mpsc::Receiver<Violation>,
         lifecycle: mpsc::Sender<Lifecycle>,
     ) -> Result<SandboxOutcome, SandboxError> {
+        lose_warm_sandbox_when_testing(&self.docker, warm.as_ref()).await;
         let first =
             run_sandbox_warm(&self.docker, warm, spec, code, kills, lifecycle.clone()).await;
         match &first {
@@ -511,6 +512,20 @@ impl State {
             egress: None,
             record_fs_changes: self.settings.sandbox.record_fs_changes,
         }
+    }
+}
+
+/// Fault injection for the tests (fail point `supervisor::lose_warm_sandbox`, compiled only
+/// with the `failpoints` feature): the warm sandbox a job took dies before its code is fed,
+/// as one killed from outside while idle would.
+async fn lose_warm_sandbox_when_testing(docker: &Docker, warm: Option<&WarmContainer>) {
+    fn armed() -> bool {
+        fail::fail_point!("supervisor::lose_warm_sandbox", |_| true);
+        false
+    }
+    if let (true, Some(warm)) = (armed(), warm) {
+        super::watch::kill(docker, warm.id()).await;
+        super::watch::wait_stopped(docker, warm.id()).await;
     }
 }
 
