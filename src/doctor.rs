@@ -50,9 +50,39 @@ pub async fn run_checks(settings: &Settings) -> Vec<Check> {
             "start the Docker engine and make sure this user may use its socket",
         )),
     }
+    checks.push(socket_buffers_check(Path::new(crate::cgroup::CGROUP_ROOT)));
     checks.push(nats_check(settings));
     checks.push(data_dir_check(&settings.data_dir()));
     checks
+}
+
+/// Whether sandboxes' TCP socket buffers can be charged to their memory limit: cgroup v2
+/// does it by itself; on v1 the supervisor writes each sandbox's TCP limit, so it needs the
+/// memory controller writable.
+fn socket_buffers_check(root: &Path) -> Check {
+    const NAME: &str = "socket buffers";
+    if root.join("cgroup.controllers").is_file() {
+        return Check::pass(
+            NAME,
+            "cgroup v2: the kernel charges them to each sandbox's memory",
+        );
+    }
+    let memory = root.join("memory");
+    // SAFETY: access(2) on a path this function owns; no memory is shared.
+    let path = std::ffi::CString::new(memory.as_os_str().as_encoded_bytes()).unwrap_or_default();
+    let writable = unsafe { libc::access(path.as_ptr(), libc::W_OK) } == 0;
+    if memory.is_dir() && writable {
+        Check::pass(
+            NAME,
+            "cgroup v1: each sandbox's TCP buffers are capped at its memory limit",
+        )
+    } else {
+        Check::fail(
+            NAME,
+            format!("{} is not writable: sandboxes' TCP buffers cannot be charged, so cordon refuses to run them", memory.display()),
+            "run the supervisor as root on the host, or in a container with the host's /sys/fs/cgroup mounted read-write (deploy/compose.yaml does)",
+        )
+    }
 }
 
 async fn docker_check(docker: &bollard::Docker) -> Check {

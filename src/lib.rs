@@ -11,6 +11,7 @@
 //!   the reporter every actor records audit events through.
 //! - [`config`]: settings as plain types (each actor checks its own section).
 //! - [`actor`]: the actor contract: env, error, roles and their names, the task-actor shell.
+//! - [`cgroup`]: where a container's cgroup is; charging its socket buffers.
 //! - [`docker`]: connecting to Docker, image presence, host capacity, names, removal.
 //! - [`owner`]: which supervisor process owns a sandbox, and whether it is provably gone.
 //! - [`job_limits`]: the limits a job asks for, from trust, assessment and code size.
@@ -40,6 +41,7 @@ pub mod actor;
 pub mod assessor;
 pub mod audit;
 pub mod bus;
+pub mod cgroup;
 pub mod cli;
 pub mod client;
 pub mod commands;

@@ -11,8 +11,9 @@ const ACTORS: [&str; 5] = ["assessor", "scheduler", "supervisor", "monitor", "au
 /// The layers above the actors: they start them (`node`) or drive them (`commands`).
 const ABOVE: [&str; 3] = ["node", "commands", "client"];
 /// Modules below every actor.
-const BELOW: [&str; 11] = [
+const BELOW: [&str; 12] = [
     "actor",
+    "cgroup",
     "protocol",
     "bus",
     "config",

@@ -206,6 +206,9 @@ impl Cluster {
                 // deploy/compose.yaml mounts them).
                 "-v".into(),
                 "/run/cordon:/run/cordon".into(),
+                // The supervisor caps each sandbox's TCP buffers in its memory cgroup.
+                "-v".into(),
+                "/sys/fs/cgroup:/sys/fs/cgroup:rw".into(),
             ]);
         }
         args.extend(

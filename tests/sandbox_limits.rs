@@ -396,3 +396,57 @@ async fn the_deadline_kill_lands_within_half_a_second_every_time() {
         assert_no_leftovers(&docker, &spec.host_id).await;
     }
 }
+
+/// Fills loopback TCP buffers (its own `lo`) until the kernel says no, stopping at twice
+/// the memory limit; prints the TCP limit its cgroup has and what it queued.
+const TCP_FLOOD: &str = r#"
+import socket
+memory = int(open('/sys/fs/cgroup/memory/memory.limit_in_bytes').read())
+tcp = int(open('/sys/fs/cgroup/memory/memory.kmem.tcp.limit_in_bytes').read())
+total, socks, chunk = 0, [], b'x' * 65536
+try:
+    while total < 2 * memory and len(socks) < 200:
+        server = socket.socket()
+        server.bind(('127.0.0.1', 0))
+        server.listen(1)
+        a = socket.create_connection(server.getsockname())
+        b, _ = server.accept()
+        server.close()
+        a.setblocking(False)
+        socks += [a, b]
+        while total < 2 * memory:
+            try:
+                total += a.send(chunk)
+            except (BlockingIOError, InterruptedError):
+                break
+except OSError as e:
+    print('stopped', e.errno)
+print(memory, tcp, total)
+"#;
+
+/// Socket buffers count against the sandbox's memory: its cgroup's TCP limit is its memory
+/// limit, and loopback traffic cannot queue past it (cgroup v1 charges nothing otherwise).
+#[tokio::test]
+async fn loopback_socket_buffers_are_capped_at_the_memory_limit() {
+    let docker = docker().await;
+    for path in PATHS {
+        let run = run_on(path, &docker, &spec("tcp-buffers"), TCP_FLOOD).await;
+        let stdout = String::from_utf8_lossy(&run.outcome().stdout).to_string();
+        let last = stdout.lines().last().unwrap_or_default();
+        let numbers: Vec<u64> = last
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        let [memory, tcp, queued] = numbers[..] else {
+            panic!(
+                "no figures from the program: {stdout:?} {:?}",
+                run.outcome()
+            );
+        };
+        assert_eq!(tcp, memory, "{path:?}: the TCP limit is the memory limit");
+        assert!(
+            queued <= memory + (8 << 20),
+            "{path:?}: {queued} bytes queued past a {memory}-byte limit"
+        );
+    }
+}

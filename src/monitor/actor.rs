@@ -16,12 +16,12 @@ use bollard::Docker;
 use futures::StreamExt;
 use tokio::sync::oneshot;
 
-use super::cgroup::CGROUP_ROOT;
 use super::stats::Sampler;
 use super::watch::{Watch, WatchLimits};
 use crate::actor::{ActorEnv, ActorError, Role};
 use crate::bus::reporter::RequestRef;
 use crate::bus::{trace_of, Bus};
+use crate::cgroup::CGROUP_ROOT;
 use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::supervisor::{ContainerExited, ContainerStarted};
 use crate::protocol::{decode, Subject};

@@ -12,8 +12,6 @@ use std::path::{Path, PathBuf};
 
 use super::watch::RawSample;
 
-/// Where cgroup file systems are mounted.
-pub const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 /// Longest file read (`cpu.stat` is the longest, a few hundred bytes).
 const MAX_FILE_BYTES: u64 = 4096;
 
@@ -33,22 +31,13 @@ pub enum CgroupFiles {
     },
 }
 
-/// The directories a container's cgroup may have, relative to a controller (v1) or the
-/// unified root (v2), for Docker's cgroupfs and systemd drivers.
-fn relative_dirs(container_id: &str) -> [String; 2] {
-    [
-        format!("docker/{container_id}"),
-        format!("system.slice/docker-{container_id}.scope"),
-    ]
-}
-
 impl CgroupFiles {
     /// The files of `container_id` under `root`, if they are there and readable.
     pub fn locate(root: &Path, container_id: &str) -> Option<CgroupFiles> {
         if container_id.is_empty() || !container_id.chars().all(|c| c.is_ascii_hexdigit()) {
             return None;
         }
-        relative_dirs(container_id)
+        crate::cgroup::container_dirs(container_id)
             .iter()
             .find_map(|rel| Self::v1_at(root, rel).or_else(|| Self::v2_at(root, rel)))
             .filter(|files| files.read().is_some())

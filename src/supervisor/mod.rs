@@ -52,6 +52,9 @@ pub enum SandboxError {
         source: BollardError,
     },
 
+    #[error("refusing to run in sandbox {container}: its socket buffers cannot be charged to its memory limit ({why}); see `cordon doctor`")]
+    Uncharged { container: String, why: String },
+
     // While it runs.
     #[error("cannot attach to sandbox {container}: {source}")]
     Attach {

@@ -248,6 +248,7 @@ async fn watch_to_end(
         },
     )
     .await;
+    charge_socket_buffers(container_id, spec)?;
     let mut watch = Watch::new(docker, container_id, spec);
     watch.run(streams, code, kills, started).await;
     let (ended, layers) = settle(docker, container_id).await?;
@@ -259,6 +260,18 @@ async fn watch_to_end(
     emit(lifecycle, exited).await;
     let outcome = watch.into_outcome(started, ended);
     Ok(Ran { outcome, layers })
+}
+
+/// Before any of its code runs: the sandbox's TCP socket buffers count against its memory
+/// limit (cgroup v1: capped at it; v2: charged by the kernel), or it does not run.
+fn charge_socket_buffers(container_id: &str, spec: &SandboxSpec) -> Result<(), SandboxError> {
+    let root = std::path::Path::new(crate::cgroup::CGROUP_ROOT);
+    crate::cgroup::charge_tcp_memory(root, container_id, spec.limits.memory_bytes)
+        .map(|_| ())
+        .map_err(|why| SandboxError::Uncharged {
+            container: container_id.to_string(),
+            why,
+        })
 }
 
 pub(super) async fn attach(
