@@ -42,6 +42,24 @@ pub struct Settings {
     pub clients: ClientSettings,
 }
 
+/// The credentials of one connection. All empty: connect without authenticating (the
+/// embedded dev server and the test harness).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Credentials {
+    /// NATS user name; its password is read from `password_file`.
+    #[serde(default)]
+    pub user: String,
+    /// File holding the user's password (first line; trailing white space dropped).
+    #[serde(default)]
+    pub password_file: String,
+    /// A NATS `.creds` file (JWT and nkey seed), for operator-mode deployments.
+    #[serde(default)]
+    pub creds_file: String,
+    /// File holding an nkey seed (`SU...`).
+    #[serde(default)]
+    pub nkey_seed_file: String,
+}
+
 /// `[security]`: how the Assessor scores findings and which known threats it blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ScoringSettings {
@@ -159,16 +177,16 @@ pub struct NatsSettings {
     pub inbox_prefix: String,
     /// The credentials of this process's connections.
     #[serde(default)]
-    pub auth: crate::bus::auth::Credentials,
+    pub auth: Credentials,
     /// Per-role credentials (`[nats.roles.audit]`), so each actor of `cordon up` or
     /// `cordon serve` connects as itself; a role not listed uses `auth`.
     #[serde(default)]
-    pub roles: std::collections::BTreeMap<String, crate::bus::auth::Credentials>,
+    pub roles: std::collections::BTreeMap<String, Credentials>,
 }
 
 impl NatsSettings {
     /// The credentials the actor `role` connects with.
-    pub fn credentials_of(&self, role: &str) -> &crate::bus::auth::Credentials {
+    pub fn credentials_of(&self, role: &str) -> &Credentials {
         self.roles.get(role).unwrap_or(&self.auth)
     }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use cordon::bus::auth::Credentials;
+use cordon::config::Credentials;
 use cordon::client::Client;
 use cordon::config::Settings;
 use cordon::protocol::exec::Status;

@@ -106,7 +106,7 @@ impl Cluster {
     fn alice(&self) -> cordon::config::Settings {
         let mut settings = cordon::config::Settings::load(None).unwrap();
         settings.nats.client = "alice".into();
-        settings.nats.auth = cordon::bus::auth::Credentials {
+        settings.nats.auth = cordon::config::Credentials {
             user: "alice".into(),
             password_file: self
                 .secrets_dir()

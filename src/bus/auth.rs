@@ -8,25 +8,7 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
-
-/// The credentials of one connection. All empty: connect without authenticating (the
-/// embedded dev server and the test harness).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct Credentials {
-    /// NATS user name; its password is read from `password_file`.
-    #[serde(default)]
-    pub user: String,
-    /// File holding the user's password (first line; trailing white space dropped).
-    #[serde(default)]
-    pub password_file: String,
-    /// A NATS `.creds` file (JWT and nkey seed), for operator-mode deployments.
-    #[serde(default)]
-    pub creds_file: String,
-    /// File holding an nkey seed (`SU...`).
-    #[serde(default)]
-    pub nkey_seed_file: String,
-}
+use crate::config::Credentials;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {

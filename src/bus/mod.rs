@@ -103,7 +103,7 @@ impl Bus {
         url: &str,
         name: &str,
         settings: &NatsSettings,
-        credentials: &auth::Credentials,
+        credentials: &crate::config::Credentials,
         patience: Patience,
     ) -> Result<Bus, BusError> {
         let inbox_prefix = match settings.inbox_prefix.as_str() {
