@@ -151,6 +151,9 @@ pub struct NatsSettings {
     /// Where `cordon up`'s embedded nats-server listens (`host:port`); empty: a free
     /// loopback port. `cordon up --listen` overrides it.
     pub listen: String,
+    /// The embedded nats-server takes anyone (no users, no permissions); off by default:
+    /// it is permissioned as deploy/nats/cordon.conf, with passwords in the data dir.
+    pub embedded_open: bool,
     pub server_bin: String,
     pub max_payload_bytes: u64,
     pub submit_stream: String,

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use cordon::config::Credentials;
 use cordon::client::Client;
+use cordon::config::Credentials;
 use cordon::config::Settings;
 use cordon::protocol::exec::Status;
 use cordon::protocol::Subject;

@@ -1,6 +1,7 @@
 //! `cordon up` without --nats is a whole machine's cordon: it starts its own nats-server,
-//! serves requests, refuses a second cordon on the same data dir, and on SIGTERM stops
-//! cleanly with its nats-server.
+//! permissioned (passwords in its data dir), serves requests, refuses a second cordon on
+//! the same data dir, and on SIGTERM stops cleanly with its nats-server. Nobody without a
+//! password gets in, and the local client cannot forge a result, a job or an audit entry.
 
 mod pipeline_support;
 
@@ -14,30 +15,10 @@ use pipeline_support::*;
 #[tokio::test]
 async fn up_serves_with_its_own_nats_server_and_takes_it_down_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
-    let mut up = Command::new(cordon_bin())
-        .arg("--data-dir")
-        .arg(dir.path())
-        .arg("up")
-        .env("CORDON__NODE__HOST_ID", "t-up-embedded")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first_line = String::new();
-    BufReader::new(up.stdout.take().unwrap())
-        .read_line(&mut first_line)
-        .unwrap();
-    let url = first_line
-        .split_whitespace()
-        .find(|w| w.starts_with("nats://"))
-        .expect("up prints its URL")
-        .to_string();
+    let (mut up, url) = start_up(dir.path(), "t-up-embedded");
     let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
 
-    let settings = cordon::config::Settings::load(None).unwrap();
-    let client = cordon::client::Client::connect(&url, &settings.nats)
-        .await
-        .unwrap();
+    let client = local_client(&url, dir.path()).await;
     let result = run(&client, "print('served')").await;
     assert_eq!(result.status, Status::Completed);
     assert_eq!(result.stdout, "served\n");
@@ -52,8 +33,8 @@ async fn up_serves_with_its_own_nats_server_and_takes_it_down_on_sigterm() {
     assert!(String::from_utf8_lossy(&second.stderr).contains("another cordon is running"));
 
     // SAFETY: signalling our own child by pid.
-    unsafe { libc::kill(up.id() as i32, libc::SIGTERM) };
-    let status = up.wait().unwrap();
+    unsafe { libc::kill(up.0.id() as i32, libc::SIGTERM) };
+    let status = up.0.wait().unwrap();
     assert!(status.success(), "{status}");
     std::thread::sleep(Duration::from_millis(300));
     assert!(
@@ -87,16 +68,115 @@ async fn up_listens_where_it_is_told() {
         .unwrap();
     let url = format!("nats://{listen}");
     assert!(first_line.contains(&url), "{first_line}");
-    let settings = cordon::config::Settings::load(None).unwrap();
-    let client = cordon::client::Client::connect(&url, &settings.nats)
-        .await
-        .expect("a client reaches the fixed port");
+    let client = local_client(&url, dir.path()).await;
     let result = run(&client, "print('on a fixed port')").await;
     assert_eq!(result.stdout, "on a fixed port\n", "{result:?}");
     // SAFETY: signalling our own child by pid.
     unsafe { libc::kill(up.0.id() as i32, libc::SIGTERM) };
     assert!(up.0.wait().unwrap().success());
     assert!(containers_of("t-up-listen").is_empty());
+}
+
+/// A client of a `cordon up` whose data dir is `data_dir`, as the CLI is: with the local
+/// client's password from that data dir.
+async fn local_client(url: &str, data_dir: &std::path::Path) -> cordon::client::Client {
+    let mut settings = cordon::config::Settings::load(None).unwrap();
+    let credentials = cordon::node::embedded_auth::credentials_dir(data_dir);
+    cordon::node::embedded_auth::use_local_client(&mut settings, &credentials);
+    assert_eq!(
+        settings.nats.auth.user, "local",
+        "up made the local client's password"
+    );
+    cordon::client::Client::connect(url, &settings.nats)
+        .await
+        .expect("the local client connects")
+}
+
+/// Starts `cordon up` (embedded, permissioned) on `data_dir`; returns it and its URL.
+fn start_up(data_dir: &std::path::Path, host: &str) -> (KilledOnDrop, String) {
+    let mut up = KilledOnDrop(
+        Command::new(cordon_bin())
+            .arg("--data-dir")
+            .arg(data_dir)
+            .arg("up")
+            .env("CORDON__NODE__HOST_ID", host)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut first_line = String::new();
+    BufReader::new(up.0.stdout.take().unwrap())
+        .read_line(&mut first_line)
+        .unwrap();
+    let url = first_line
+        .split_whitespace()
+        .find(|w| w.starts_with("nats://"))
+        .expect("up prints its URL")
+        .to_string();
+    (up, url)
+}
+
+/// The default bus lets no stranger in, and the local client may only submit and read its
+/// own results: a forged result, a forged scheduled job (2 CPUs, 4096 pids) and a forged
+/// audit entry all go nowhere, while its real request runs.
+#[tokio::test]
+async fn the_default_bus_refuses_strangers_and_forgeries() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = "t-up-forgery";
+    let (mut up, url) = start_up(dir.path(), host);
+    let stranger = async_nats::connect(&url).await;
+    assert!(
+        stranger.is_err(),
+        "an unauthenticated connection is refused"
+    );
+
+    let client = local_client(&url, dir.path()).await;
+    let credentials = cordon::node::embedded_auth::credentials_dir(dir.path());
+    let password = std::fs::read_to_string(credentials.join("local.password")).unwrap();
+    let raw =
+        async_nats::ConnectOptions::with_user_and_password("local".into(), password.trim().into())
+            .custom_inbox_prefix("_INBOX_local")
+            .connect(&url)
+            .await
+            .expect("the local client connects");
+    let forged_id = cordon::client::Client::new_request_id();
+    let mut results = raw
+        .subscribe(format!("cordon.v1.exec.result.local.{forged_id}"))
+        .await
+        .unwrap();
+    for subject in [
+        format!("cordon.v1.exec.result.local.{forged_id}"),
+        format!("cordon.v1.exec.scheduled.{host}"),
+        "cordon.v1.audit.append".to_string(),
+        format!("cordon.v1.container.kill.{host}"),
+    ] {
+        let _ = raw.publish(subject, b"forged".to_vec().into()).await;
+    }
+    let _ = raw.flush().await;
+    let heard = tokio::time::timeout(
+        Duration::from_secs(2),
+        futures::StreamExt::next(&mut results),
+    )
+    .await;
+    assert!(
+        heard.is_err(),
+        "a forged result reached a subscriber: {heard:?}"
+    );
+
+    let result = run(&client, "print('real')").await;
+    assert_eq!(result.stdout, "real\n", "{result:?}");
+    // SAFETY: signalling our own child by pid.
+    unsafe { libc::kill(up.0.id() as i32, libc::SIGTERM) };
+    assert!(up.0.wait().unwrap().success());
+    let entries = cordon::audit::read_entries(&dir.path().join("audit"), None).unwrap();
+    assert!(
+        entries
+            .iter()
+            .all(|e| !e.body.to_string().contains("forged")),
+        "nothing forged reached the audit log"
+    );
+    assert!(containers_of(host).is_empty());
 }
 
 /// A child process killed if the test ends early.

@@ -56,8 +56,13 @@ impl Up {
         up
     }
 
+    /// A client as this machine's CLI is one: the local client, with its password from the
+    /// node's data dir (the embedded server is permissioned).
     pub async fn client(&self) -> Client {
-        let settings = Settings::load(None).expect("defaults");
+        let mut settings = Settings::load(None).expect("defaults");
+        let data_dir = self._dir.path().join("data");
+        let credentials = cordon::node::embedded_auth::credentials_dir(&data_dir);
+        cordon::node::embedded_auth::use_local_client(&mut settings, &credentials);
         Client::connect(&self.url, &settings.nats)
             .await
             .expect("a client of the bench node")

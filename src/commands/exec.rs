@@ -55,7 +55,10 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
         .unwrap_or_else(Client::new_request_id);
     let wait = Duration::from_secs_f64(args.wait.max(1.0));
     let outcome = match &args.nats {
-        Some(url) => submit_and_wait(&settings, url, &request_id, &request, wait).await,
+        Some(url) => {
+            let local = local_client_settings(&settings);
+            submit_and_wait(&local, url, &request_id, &request, wait).await
+        }
         None => run_embedded(settings.clone(), &request_id, &request, wait).await,
     };
     match outcome {
@@ -112,6 +115,20 @@ fn read_program(file: &str, max_bytes: u64) -> Result<Vec<u8>, String> {
     Ok(code)
 }
 
+/// `settings` as a client of this machine's `cordon up`: its local client's password from
+/// the data dir, unless `[nats.auth]` names other credentials.
+pub(super) fn local_client_settings(settings: &Settings) -> Settings {
+    local_user_settings(settings, crate::node::embedded_auth::LOCAL_CLIENT)
+}
+
+/// `settings` as `user` of this machine's `cordon up` (see `local_client_settings`).
+pub(super) fn local_user_settings(settings: &Settings, user: &str) -> Settings {
+    let mut local = settings.clone();
+    let dir = crate::node::embedded_auth::credentials_dir(&settings.data_dir());
+    crate::node::embedded_auth::use_local_user(&mut local, &dir, user);
+    local
+}
+
 async fn submit_and_wait(
     settings: &Settings,
     url: &str,
@@ -148,6 +165,7 @@ async fn run_embedded(
     let server = EmbeddedNats::start(&settings, store.path(), None)
         .await
         .map_err(|e| e.to_string())?;
+    let settings = Arc::new(server.settings_for_users(&settings));
     let (trigger, listener) = shutdown::channel();
     let node = actix_rt::spawn({
         let (settings, url) = (settings.clone(), server.url().to_string());

@@ -80,7 +80,8 @@ async fn run(settings: &Settings, args: &OverrideArgs) -> Result<ExecResult, Ove
         .or_else(|| Some(settings.nats.url.clone()).filter(|u| !u.is_empty()))
         .ok_or_else(|| OverrideError::Usage("no NATS server: pass --nats URL".into()))?;
     // The streams exist: something is held. Operators need not be able to create them.
-    let bus = Bus::connect_now(&url, "cordon-override", &settings.nats).await?;
+    let operator = super::exec::local_user_settings(settings, "operator");
+    let bus = Bus::connect_now(&url, "cordon-override", &operator.nats).await?;
     let held = wait_for_held(&bus, &args.request_id).await?;
     eprintln!(
         "cordon: {} of client {:?} is held: {} finding(s), level {}",

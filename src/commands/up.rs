@@ -37,6 +37,10 @@ pub async fn up(settings: Arc<Settings>, nats: Option<String>, listen: Option<St
             .unwrap_or_default()
     });
     println!("cordon: up on {url} as host {}", settings.node.host_id);
+    let settings = match &embedded {
+        Some(server) => Arc::new(server.settings_for_users(&settings)),
+        None => settings,
+    };
     let code = serve_until_signal(settings, &Role::ALL, &url).await;
     if let Some(server) = embedded {
         server.stop().await;

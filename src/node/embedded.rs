@@ -17,6 +17,8 @@ pub struct EmbeddedNats {
     child: Child,
     url: String,
     log_file: PathBuf,
+    /// Where the users' passwords are, when the server is permissioned.
+    credentials: Option<PathBuf>,
 }
 
 impl EmbeddedNats {
@@ -46,14 +48,31 @@ impl EmbeddedNats {
         };
         let config_file = dir.join("nats.conf");
         let log_file = dir.join("nats.log");
-        std::fs::write(&config_file, server_config(settings, dir, address))
+        let credentials = (!settings.nats.embedded_open)
+            .then(|| super::embedded_auth::credentials_dir(&settings.data_dir()));
+        let passwords = match &credentials {
+            Some(dir) => super::embedded_auth::prepare(dir)
+                .map_err(|e| fail(format!("cannot make passwords in {}: {e}", dir.display())))?,
+            None => Vec::new(),
+        };
+        let mut config = server_config(settings, dir, address);
+        if credentials.is_some() {
+            config.push_str(&super::embedded_auth::accounts_config());
+        }
+        std::fs::write(&config_file, config)
             .map_err(|e| fail(format!("cannot write {}: {e}", config_file.display())))?;
-        let child = spawn_server(&settings.nats.server_bin, &config_file, &log_file)?;
+        let child = spawn_server(
+            &settings.nats.server_bin,
+            &config_file,
+            &log_file,
+            passwords,
+        )?;
         let reach = reachable(address);
         let mut server = EmbeddedNats {
             child,
             url: format!("nats://{reach}"),
             log_file,
+            credentials,
         };
         server.wait_until_ready(reach).await?;
         tracing::info!(url = %server.url, "embedded nats-server is up");
@@ -62,6 +81,17 @@ impl EmbeddedNats {
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// `settings` for this server's users: each actor role as itself and the local client
+    /// for requests, when it is permissioned; unchanged when it is open.
+    pub fn settings_for_users(&self, settings: &Settings) -> Settings {
+        let mut settings = settings.clone();
+        if let Some(dir) = &self.credentials {
+            super::embedded_auth::use_role_credentials(&mut settings, dir);
+            super::embedded_auth::use_local_client(&mut settings, dir);
+        }
+        settings
     }
 
     /// Asks the server to stop (so JetStream closes its files cleanly) and waits briefly.
@@ -101,9 +131,17 @@ impl EmbeddedNats {
     }
 }
 
-fn spawn_server(bin: &str, config_file: &Path, log_file: &Path) -> Result<Child, NodeError> {
+/// Starts nats-server with `passwords` (`CORDON_NATS_<USER>_PASSWORD`) in its environment,
+/// where its configuration reads them.
+fn spawn_server(
+    bin: &str,
+    config_file: &Path,
+    log_file: &Path,
+    passwords: Vec<(String, String)>,
+) -> Result<Child, NodeError> {
     let mut command = Command::new(bin);
     command
+        .envs(passwords)
         .arg("-c")
         .arg(config_file)
         .arg("-l")

@@ -6,6 +6,7 @@
 //! manager restarts it (durable state is in JetStream, so nothing is lost).
 
 pub mod embedded;
+pub mod embedded_auth;
 
 use std::sync::Arc;
 use std::time::Duration;
