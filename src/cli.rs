@@ -152,6 +152,10 @@ pub struct ExecArgs {
     /// embedded for this request.
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
+    /// Sandbox image, by its short name in [sandbox.images] (default, data...); any other
+    /// name is rejected.
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
     /// How long to wait for the result, in seconds (queueing included).
     #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
     pub wait: f64,
@@ -162,11 +166,24 @@ pub struct ExecArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ImageCommand {
-    /// Build the sandbox image from Debian's packages (debootstrap, then docker import).
+    /// Build a sandbox image from Debian's packages (debootstrap, then docker import).
     Build {
-        /// Do nothing when the image is already present.
+        /// Do nothing when the image is already present and built from today's recipe.
         #[arg(long)]
         if_missing: bool,
+        /// Which image: default (python3, pip) or data (numpy, pandas, matplotlib, scipy...),
+        /// built as the reference sandbox.image or sandbox.images.data names.
+        #[arg(long, value_enum, default_value = "default")]
+        flavor: crate::image::Flavor,
+    },
+    /// List the Python packages (name and version) an image holds, read in a sandbox.
+    Inspect {
+        /// A short name of [sandbox.images] (default, data...) or an image reference.
+        #[arg(value_name = "NAME", default_value = "default")]
+        name: String,
+        /// Print {"image", "packages": [{"name", "version"}]} as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 

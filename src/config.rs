@@ -289,7 +289,11 @@ pub struct SchedulerSettings {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SandboxSettings {
+    /// The image of a request that names none, and the only one the warm pool serves.
     pub image: String,
+    /// The images a request may name, by short name (`default` is always `image`).
+    #[serde(default)]
+    pub images: std::collections::BTreeMap<String, String>,
     pub runtime: String,
     /// `auto`: a uid (and gid) of its own per sandbox from `uid_first`/`uid_count`; or a
     /// fixed `uid:gid` shared by every sandbox.
@@ -301,6 +305,51 @@ pub struct SandboxSettings {
     pub debian_mirror: String,
     /// Read each sandbox's `docker diff` before removing it, for the audit log.
     pub record_fs_changes: bool,
+}
+
+/// The short name that always means `sandbox.image`.
+pub const DEFAULT_IMAGE_NAME: &str = "default";
+
+impl SandboxSettings {
+    /// The image reference a request's short name stands for; `None` for a name the
+    /// allowlist does not have. A request naming none gets `image`.
+    pub fn image_named(&self, name: Option<&str>) -> Option<&str> {
+        match name {
+            None | Some(DEFAULT_IMAGE_NAME) => Some(&self.image),
+            Some(name) => self.images.get(name).map(String::as_str),
+        }
+    }
+
+    /// Fills `images.default` from `image`, drops names given an empty reference, and
+    /// checks the rest: a name must be a subject token, and `default` nothing but `image`.
+    fn fill_images(&mut self) -> Result<(), ConfigError> {
+        let invalid = |why: String| ConfigError::Invalid {
+            key: "sandbox.images",
+            why,
+        };
+        let default = self
+            .images
+            .entry(DEFAULT_IMAGE_NAME.to_string())
+            .or_default();
+        if default.is_empty() {
+            default.clone_from(&self.image);
+        } else if *default != self.image {
+            return Err(invalid(format!(
+                "default = {default:?} differs from sandbox.image = {:?}: the default image \
+                 is set by sandbox.image alone (leave default empty)",
+                self.image
+            )));
+        }
+        // An empty reference withdraws a name the defaults offer.
+        self.images
+            .retain(|_, reference| !reference.trim().is_empty());
+        match self.images.keys().find(|name| !is_valid_token(name)) {
+            Some(name) => Err(invalid(format!(
+                "{name:?} must be letters, digits, '-' or '_'"
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -554,6 +603,7 @@ impl Settings {
         }
         self.nats.fill_client()?;
         self.nats.check()?;
+        self.sandbox.fill_images()?;
         if self.audit.origin.is_empty() {
             self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
         }
@@ -738,6 +788,34 @@ mod tests {
                 "README's row of {section} does not name `{key}`"
             );
         }
+    }
+
+    #[test]
+    fn images_are_named_by_short_names_and_default_is_always_the_sandbox_image() {
+        let settings = Settings::load(None).unwrap().sandbox;
+        assert_eq!(settings.image_named(None), Some("cordon-python:3.11"));
+        assert_eq!(
+            settings.image_named(Some("default")),
+            Some("cordon-python:3.11")
+        );
+        assert_eq!(
+            settings.image_named(Some("data")),
+            Some("cordon-python-data:3.11")
+        );
+        assert_eq!(settings.image_named(Some("gpu")), None);
+        let moved = load_toml("[sandbox]\nimage = \"mine:1\"\n")
+            .unwrap()
+            .sandbox;
+        assert_eq!(moved.image_named(Some("default")), Some("mine:1"));
+        assert_eq!(moved.images["default"], "mine:1");
+        let clash = load_toml("[sandbox.images]\ndefault = \"other:1\"\n").unwrap_err();
+        assert!(clash.to_string().contains("sandbox.images"), "{clash}");
+        let withdrawn = load_toml("[sandbox.images]\ndata = \"\"\n")
+            .unwrap()
+            .sandbox;
+        assert_eq!(withdrawn.image_named(Some("data")), None);
+        let bad_name = load_toml("[sandbox.images]\n\"a.b\" = \"x:1\"\n").unwrap_err();
+        assert!(bad_name.to_string().contains("\"a.b\""), "{bad_name}");
     }
 
     #[test]

@@ -1,8 +1,17 @@
-//! `cordon image build`: makes the sandbox image from Debian's own packages, with no
-//! registry involved. debootstrap (minbase + python3 + pip) into a temporary directory, strip what
-//! a sandbox does not need (apt caches, setuid/setgid bits), import the tree into Docker
-//! under a temporary tag, check that it runs Python in a real sandbox, and only then move
-//! `settings.image` onto it. The temporary directory and tag are removed on every path.
+//! `cordon image build`: makes a sandbox image from Debian's own packages, with no
+//! registry involved. debootstrap (minbase + the flavor's packages) into a temporary
+//! directory, purge what only building needed, strip what a sandbox does not need (apt
+//! caches, setuid/setgid bits), import the tree into Docker under a temporary tag, check
+//! that it runs the flavor's smoke test in a real sandbox, and only then move the target
+//! name onto it. The temporary directory and tag are removed on every path.
+//!
+//! - `flavor`: the recipes (default: python3 + pip; data: numpy, pandas, matplotlib...).
+//! - `probe`: a short program in a hardened sandbox of an image (smoke test, inspect).
+//! - `inspect`: the Python packages an image holds (`cordon image inspect`).
+
+mod flavor;
+mod inspect;
+mod probe;
 
 use std::ffi::OsString;
 use std::io;
@@ -21,35 +30,41 @@ use tokio::process::{Child, Command};
 use crate::config::SandboxSettings;
 use crate::docker::{self, DockerError};
 
-/// The Debian packages the image is made of; also its recipe label, so an image built
-/// from an older list is known to be stale (`cordon image build --if-missing` rebuilds it).
-pub const PACKAGES: &str = "python3,python3-pip";
-/// The label naming the packages an image was built from.
-pub const RECIPE_LABEL: &str = "cordon.image.packages";
-/// The image's environment and label, set at import (`docker import --change`).
-fn image_changes() -> Vec<String> {
-    vec![
-        "ENV PATH=/usr/local/bin:/usr/bin:/bin".to_string(),
-        "ENV LANG=C.UTF-8".to_string(),
-        format!("LABEL {RECIPE_LABEL}={PACKAGES}"),
-    ]
-}
+pub use flavor::{Flavor, PURGED_LABEL, RECIPE_LABEL};
+pub use inspect::{inspect, InspectError, Inspection, Package};
 
-/// Whether `image` exists and was built from today's package list.
-pub async fn is_current(docker: &Docker, image: &str) -> bool {
+/// Whether `image` exists and was built from `flavor`'s current recipe.
+pub async fn is_current(docker: &Docker, image: &str, flavor: Flavor) -> bool {
     let Ok(inspected) = docker.inspect_image(image).await else {
         return false;
     };
-    let labels = inspected.config.and_then(|c| c.labels).unwrap_or_default();
-    labels.get(RECIPE_LABEL).map(String::as_str) == Some(PACKAGES)
+    let config = inspected.config.unwrap_or_default();
+    let labels = config.labels.unwrap_or_default();
+    flavor.matches(&labels, &config.env.unwrap_or_default())
 }
+
+/// The image `flavor` is built as: its short name's entry of `[sandbox.images]` (the
+/// default flavor: `sandbox.image`), else the name it has out of the box.
+pub fn target_of(settings: &SandboxSettings, flavor: Flavor) -> String {
+    let fallback = match flavor {
+        Flavor::Default => settings.image.as_str(),
+        Flavor::Data => DATA_IMAGE,
+    };
+    settings
+        .image_named(Some(flavor.name()))
+        .unwrap_or(fallback)
+        .to_string()
+}
+
+/// The data image's name when `[sandbox.images]` has no `data`.
+const DATA_IMAGE: &str = "cordon-python-data:3.11";
 /// Where the build tree goes: disk-backed, unlike a tmpfs /tmp.
 const BUILD_PARENT: &str = "/var/tmp";
 /// Directories emptied in the image: apt's downloaded packages and indexes.
 const APT_CACHES: [&str; 2] = ["var/cache/apt", "var/lib/apt/lists"];
 /// Lines of debootstrap output kept for the error message.
 const OUTPUT_TAIL_LINES: usize = 15;
-/// Import can take a while for a ~250 MB tree on a slow disk.
+/// Import can take a while for a ~700 MB tree (the data image) on a slow disk.
 const IMPORT_TIMEOUT_SECS: u64 = 900;
 
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +91,8 @@ pub enum ImageError {
         status: String,
         tail: String,
     },
+    #[error("purging the build-only packages failed ({status}); dpkg's last lines:\n{tail}")]
+    Purge { status: String, tail: String },
     #[error("tar of the image tree failed ({status})")]
     Tar { status: String },
 
@@ -86,7 +103,7 @@ pub enum ImageError {
         #[source]
         source: BollardError,
     },
-    #[error("the new image {image} does not run Python: {why}")]
+    #[error("the new image {image} does not pass its smoke test: {why}")]
     Broken { image: String, why: String },
     #[error("cannot tag the new image as {image}: {source}")]
     Tag {
@@ -96,25 +113,34 @@ pub enum ImageError {
     },
 }
 
-/// Builds `settings.image`, reporting each step through `progress`.
+/// Builds the image of `flavor` (`target_of`), reporting each step through `progress`.
 pub async fn build(
     settings: &SandboxSettings,
+    flavor: Flavor,
     mut progress: impl FnMut(&str),
 ) -> Result<(), ImageError> {
     ensure_root()?;
     let debootstrap = find_debootstrap()?;
     progress("checking Docker");
     let docker = docker::connect().await?;
+    let target = target_of(settings, flavor);
     let tree = BuildTree::create()?;
-    run_debootstrap(&debootstrap, settings, tree.root(), &mut progress).await?;
+    run_debootstrap(&debootstrap, settings, flavor, tree.root(), &mut progress).await?;
+    purge(tree.root(), flavor.purged(), &mut progress).await?;
     strip(tree.root(), &mut progress)?;
-    let staging = staging_tag(&settings.image);
-    import(&docker, tree.root(), &staging, &mut progress).await?;
+    let staging = staging_tag(&target);
+    import(&docker, tree.root(), (&staging, flavor), &mut progress).await?;
     drop(tree);
-    let promoted = check_and_promote(&docker, settings, &staging, &mut progress).await;
+    let promoted = check_and_promote(
+        &docker,
+        settings,
+        (&staging, &target, flavor),
+        &mut progress,
+    )
+    .await;
     untag(&docker, &staging).await;
     promoted?;
-    progress(&format!("built {}", settings.image));
+    progress(&format!("built {target}"));
     Ok(())
 }
 
@@ -140,17 +166,18 @@ fn find_debootstrap() -> Result<PathBuf, ImageError> {
 async fn run_debootstrap(
     debootstrap: &Path,
     settings: &SandboxSettings,
+    flavor: Flavor,
     root: &Path,
     progress: &mut impl FnMut(&str),
 ) -> Result<(), ImageError> {
     progress(&format!(
-        "debootstrap: Debian {} with python3 and pip (takes a minute or two)",
-        settings.debian_suite
+        "debootstrap: Debian {} with {} (takes a few minutes)",
+        settings.debian_suite,
+        flavor.packages()
     ));
     let mut args: Vec<OsString> = vec![
         "--variant=minbase".into(),
-        // pip, so dependency fetching through the egress proxy works unchanged (issue 5).
-        format!("--include={PACKAGES}").into(),
+        format!("--include={}", flavor.packages()).into(),
         settings.debian_suite.clone().into(),
         root.into(),
     ];
@@ -175,6 +202,45 @@ async fn run_debootstrap(
     }
     Err(ImageError::Debootstrap {
         suite: settings.debian_suite.clone(),
+        status: status.to_string(),
+        tail: tail.join("\n"),
+    })
+}
+
+/// `chroot root dpkg --purge --force-depends PACKAGES`: removes packages only building
+/// needed, although what was built still names them as dependencies (the image never
+/// runs apt). A package that is not installed is skipped by dpkg.
+async fn purge(
+    root: &Path,
+    packages: &str,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), ImageError> {
+    if packages.is_empty() {
+        return Ok(());
+    }
+    progress(&format!("purging build-only packages: {packages}"));
+    let mut child = Command::new("chroot")
+        .arg(root)
+        .args(["dpkg", "--purge", "--force-depends"])
+        .args(packages.split(','))
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| io_error("run chroot dpkg in", root, source))?;
+    let tail = relay_output(&mut child, progress).await;
+    let status = child
+        .wait()
+        .await
+        .map_err(|source| io_error("wait for dpkg in", root, source))?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(ImageError::Purge {
         status: status.to_string(),
         tail: tail.join("\n"),
     })
@@ -301,7 +367,7 @@ fn metadata(path: &Path) -> Result<std::fs::Metadata, ImageError> {
 async fn import(
     docker: &Docker,
     root: &Path,
-    image: &str,
+    (image, flavor): (&str, Flavor),
     progress: &mut impl FnMut(&str),
 ) -> Result<(), ImageError> {
     progress(&format!("importing the tree into Docker as {image}"));
@@ -314,7 +380,7 @@ async fn import(
         .spawn()
         .map_err(|source| io_error("run tar on", root, source))?;
     let archive = tar.stdout.take().map(chunk_stream);
-    let imported = send_import(docker, image, archive, progress).await;
+    let imported = send_import(docker, (image, flavor), archive, progress).await;
     let status = tar
         .wait()
         .await
@@ -330,7 +396,7 @@ async fn import(
 
 async fn send_import(
     docker: &Docker,
-    image: &str,
+    (image, flavor): (&str, Flavor),
     archive: Option<impl Stream<Item = io::Result<Bytes>> + Send + 'static>,
     progress: &mut impl FnMut(&str),
 ) -> Result<(), ImageError> {
@@ -339,7 +405,7 @@ async fn send_import(
         from_src: Some("-".to_string()),
         repo: Some(repo.to_string()),
         tag: Some(tag.to_string()),
-        changes: image_changes(),
+        changes: flavor.image_changes(),
         ..Default::default()
     };
     let body = archive.map(bollard::body_try_stream);
@@ -372,19 +438,19 @@ fn chunk_stream(
     })
 }
 
-/// Runs Python in a real sandbox from the staged image, then points `settings.image` at it
-/// and removes the image it replaces when nothing uses it.
+/// Runs the flavor's smoke test in a real sandbox from the staged image, then points
+/// `target` at it and removes the image it replaces when nothing uses it.
 async fn check_and_promote(
     docker: &Docker,
     settings: &SandboxSettings,
-    staging: &str,
+    (staging, target, flavor): (&str, &str, Flavor),
     progress: &mut impl FnMut(&str),
 ) -> Result<(), ImageError> {
-    progress("checking that the new image runs Python in a sandbox");
-    smoke_test(docker, settings, staging).await?;
-    let previous = image_id(docker, &settings.image).await;
+    progress("checking that the new image passes its smoke test in a sandbox");
+    smoke_test(docker, settings, staging, flavor).await?;
+    let previous = image_id(docker, target).await;
     let new = image_id(docker, staging).await;
-    let (repo, tag) = split_reference(&settings.image);
+    let (repo, tag) = split_reference(target);
     let options = TagImageOptions {
         repo: Some(repo.to_string()),
         tag: Some(tag.to_string()),
@@ -393,7 +459,7 @@ async fn check_and_promote(
         .tag_image(staging, Some(options))
         .await
         .map_err(|source| ImageError::Tag {
-            image: settings.image.clone(),
+            image: target.to_string(),
             source,
         })?;
     if let Some(old) = previous.filter(|old| Some(old) != new.as_ref()) {
@@ -406,51 +472,26 @@ async fn smoke_test(
     docker: &Docker,
     settings: &SandboxSettings,
     image: &str,
+    flavor: Flavor,
 ) -> Result<(), ImageError> {
-    use crate::protocol::scheduler::{Limits, Network};
-    use crate::supervisor::{run_sandbox, SandboxSpec};
     let broken = |why: String| ImageError::Broken {
         image: image.to_string(),
         why,
     };
-    let spec = SandboxSpec {
-        request_id: "image-check".to_string(),
-        host_id: "image-build".to_string(),
-        owner: crate::owner::OwnerTag::unlocked("image-build"),
-        uids: crate::supervisor::uids::range_of(settings, &crate::owner::default_owner_dir()),
-        image: image.to_string(),
-        runtime: settings.runtime.clone(),
-        user: settings.user.clone(),
-        workdir: settings.workdir.clone(),
-        limits: Limits {
-            cpus: 1.0,
-            memory_bytes: 128 << 20,
-            pids: 32,
-            timeout_ms: 30_000,
-            network: Network::None,
-            cpu_time_ms: 30_000,
-            stdout_bytes: 4096,
-            stderr_bytes: 4096,
-            tmpfs_bytes: 1 << 20,
-        },
-        nofile: 64,
-        fsize_bytes: 1 << 20,
-        egress: None,
-        record_fs_changes: false,
-    };
-    let (_orders, kills) = tokio::sync::mpsc::channel(1);
-    let (lifecycle, _events) = tokio::sync::mpsc::channel(8);
-    let code = "import sys, pip\nprint(sys.version_info[0])\n";
-    let outcome = run_sandbox(docker, &spec, code, kills, lifecycle)
-        .await
-        .map_err(|e| broken(e.to_string()))?;
-    if outcome.exit_code == Some(0) && outcome.stdout == b"3\n" {
+    let printed = probe::run(
+        docker,
+        settings,
+        image,
+        ("image-check", flavor.smoke_code()),
+    )
+    .await
+    .map_err(|e| broken(e.to_string()))?;
+    if printed == b"3\n" {
         return Ok(());
     }
     Err(broken(format!(
-        "exit {:?}, stderr: {}",
-        outcome.exit_code,
-        String::from_utf8_lossy(&outcome.stderr)
+        "it printed {:?}, not 3",
+        String::from_utf8_lossy(&printed)
     )))
 }
 
@@ -458,7 +499,7 @@ async fn image_id(docker: &Docker, image: &str) -> Option<String> {
     docker.inspect_image(image).await.ok()?.id
 }
 
-/// Removes the image `settings.image` pointed at before, if no container uses it.
+/// Removes the image the target name pointed at before, if no container uses it.
 async fn remove_replaced(docker: &Docker, old_id: &str, progress: &mut impl FnMut(&str)) {
     match docker
         .remove_image(old_id, None::<RemoveImageOptions>, None)

@@ -33,8 +33,8 @@
 //! - [`node`]: composition: which actors run in a process (`up`, `serve`), the embedded
 //!   nats-server.
 //! - [`client`]: submit a request and wait for its result (what `cordon exec` uses).
-//! - [`image`]: builds the sandbox image from Debian's packages; [`doctor`]: checks the
-//!   machine and says what to fix.
+//! - [`image`]: builds the sandbox images (default, data) from Debian's packages and lists an
+//!   image's Python packages; [`doctor`]: checks the machine and says what to fix.
 //! - [`commands`]: what each command does; [`cli`]: the command line (clap declarations).
 
 pub mod actor;

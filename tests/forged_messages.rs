@@ -32,6 +32,7 @@ async fn a_forged_scheduled_job_runs_within_the_highest_ceilings() {
             timeout_ms: None,
             client: Some("anonymous".into()),
             network: Network::None,
+            image: None,
         },
         assessment: Assessment {
             level: Level::Low,

@@ -149,6 +149,7 @@ async fn run(client: &Client, code: &str, timeout_ms: Option<u64>) -> ExecResult
         timeout_ms,
         client: Some("bench".into()),
         network: None,
+        image: None,
     };
     let id = Client::new_request_id();
     client

@@ -26,7 +26,7 @@ use crate::protocol::grant::HeldRequest;
 use crate::protocol::{now_ms, Envelope, Subject};
 
 use super::validate::{
-    check_network, check_trust, validate_client, validate_request, validate_request_id,
+    check_image, check_network, check_trust, validate_client, validate_request, validate_request_id,
 };
 
 const NAME: &str = Role::Assessor.name();
@@ -97,7 +97,8 @@ impl State {
         caps.max_code_bytes = caps.max_code_bytes.min(self.bus.content_room() as u64);
         let validated = validate_request(envelope.body.clone(), &caps)
             .and_then(|job| check_trust(job, &request.client, &self.settings.clients))
-            .and_then(|job| check_network(job, &self.settings.network));
+            .and_then(|job| check_network(job, &self.settings.network))
+            .and_then(|job| check_image(job, &self.settings.sandbox));
         let outcome = match validated {
             Ok(job) => self.assess_and_forward(&envelope, &request, job).await,
             Err(error) => {

@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::config::{Caps, ClientSettings, NetworkSettings};
+use crate::config::{Caps, ClientSettings, NetworkSettings, SandboxSettings};
 use crate::protocol::assessor::{Job, Origin, TrustLevel};
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest};
 use crate::protocol::scheduler::Network;
@@ -78,6 +78,7 @@ pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorI
         timeout_ms: request.timeout_ms,
         client: request.client,
         network,
+        image: request.image,
     })
 }
 
@@ -119,6 +120,26 @@ pub fn check_network(job: Job, settings: &NetworkSettings) -> Result<Job, ErrorI
     Ok(job)
 }
 
+/// Refuses an image name the settings' `[sandbox.images]` allowlist does not have: a
+/// request runs only in images an operator chose, never in one it names itself.
+pub fn check_image(job: Job, settings: &SandboxSettings) -> Result<Job, ErrorInfo> {
+    let Some(name) = job.image.as_deref() else {
+        return Ok(job);
+    };
+    if settings.image_named(Some(name)).is_some() {
+        return Ok(job);
+    }
+    let offered: Vec<&str> = settings.images.keys().map(String::as_str).collect();
+    Err(ErrorInfo::new(
+        ErrorCode::UnknownImage,
+        format!(
+            "image {:?} is not one of {}",
+            crate::text::preview_of(name, 64),
+            offered.join(", ")
+        ),
+    ))
+}
+
 fn validate_code(bytes: Vec<u8>, max_bytes: u64) -> Result<String, ErrorInfo> {
     if bytes.len() as u64 > max_bytes {
         return Err(ErrorInfo::new(
@@ -158,6 +179,7 @@ mod tests {
             timeout_ms: None,
             client: None,
             network: None,
+            image: None,
         }
     }
 
@@ -206,6 +228,25 @@ mod tests {
         let mut odd = request(b"print(1)");
         odd.network = Some("bridge".into());
         assert_eq!(code_of(odd), "unknown_network");
+    }
+
+    #[test]
+    fn only_images_of_the_allowlist_may_be_named() {
+        let settings = Settings::load(None).unwrap().sandbox;
+        let named = |name: Option<&str>| {
+            let mut asked = request(b"print(1)");
+            asked.image = name.map(String::from);
+            let job = validate_request(asked, &caps()).unwrap();
+            check_image(job, &settings)
+        };
+        for fine in [None, Some("default"), Some("data")] {
+            assert_eq!(named(fine).unwrap().image.as_deref(), fine);
+        }
+        for odd in ["gpu", "cordon-python:3.11", "DATA", ""] {
+            let error = named(Some(odd)).unwrap_err();
+            assert_eq!(error.code, "unknown_image");
+            assert!(error.message.contains("data, default"), "{}", error.message);
+        }
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
         timeout_ms,
         client: Some("cordon-cli".into()),
         network: args.network.clone(),
+        image: args.image.clone(),
     };
     let request_id = args
         .request_id

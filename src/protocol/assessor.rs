@@ -72,6 +72,10 @@ pub struct Job {
     /// The network the request asked for (the Scheduler may still force `none`).
     #[serde(default)]
     pub network: super::scheduler::Network,
+    /// The image the request named, a short name of `[sandbox.images]` the Assessor
+    /// checked; `None`: the default image. The supervisor resolves it with its own settings.
+    #[serde(default)]
+    pub image: Option<String>,
 }
 
 /// Risk level, lowest to highest; ordered so `max` picks the worst.

@@ -31,6 +31,10 @@ pub struct ExecRequest {
     /// cordon's proxy to the configured hosts; only for the trust levels config allows).
     #[serde(default)]
     pub network: Option<String>,
+    /// A short name from the settings' `[sandbox.images]` (`default`, `data`, ...); none:
+    /// the default image. A name not there is rejected with `unknown_image`.
+    #[serde(default)]
+    pub image: Option<String>,
 }
 
 /// How a request ended.
@@ -130,6 +134,7 @@ pub enum ErrorCode {
     UnknownNetwork,
     NetworkNotAllowed,
     TrustNotAllowed,
+    UnknownImage,
     ImageMissing,
     SandboxLost,
     MessageTooLarge,
@@ -154,6 +159,7 @@ impl ErrorCode {
             ErrorCode::UnknownNetwork => "unknown_network",
             ErrorCode::NetworkNotAllowed => "network_not_allowed",
             ErrorCode::TrustNotAllowed => "trust_not_allowed",
+            ErrorCode::UnknownImage => "unknown_image",
             ErrorCode::ImageMissing => "image_missing",
             ErrorCode::SandboxLost => "sandbox_lost",
             ErrorCode::MessageTooLarge => "message_too_large",

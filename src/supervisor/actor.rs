@@ -338,7 +338,10 @@ impl State {
             client: request.client.clone(),
             kill,
         };
-        let spec = self.sandbox_spec(&request, &envelope.body);
+        let spec = match self.sandbox_spec(&request, &envelope.body) {
+            Ok(spec) => spec,
+            Err(result) => return settle(self.reporter.finish(&request, *result).await, NAME),
+        };
         // Taken before the job counts as held, so its own warm sandbox is not evicted.
         let warm = self.pool.as_ref().and_then(|pool| pool.take(&spec));
         self.lock_running()
@@ -495,14 +498,34 @@ impl State {
         }
     }
 
-    fn sandbox_spec(&self, request: &RequestRef, job: &Scheduled) -> SandboxSpec {
+    /// The sandbox a job gets, in the image it named (resolved with this host's own
+    /// `[sandbox.images]`: a name it does not have ends the job `failed` / `image_missing`).
+    /// Only the default image can match a warm sandbox, so any other runs cold.
+    fn sandbox_spec(
+        &self,
+        request: &RequestRef,
+        job: &Scheduled,
+    ) -> Result<SandboxSpec, Box<ExecResult>> {
         let sandbox = &self.settings.sandbox;
-        SandboxSpec {
+        let named = job.job.image.as_deref();
+        let Some(image) = sandbox.image_named(named) else {
+            let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
+            let message = format!(
+                "host {} has no image named {:?} in [sandbox.images]",
+                self.host,
+                named.unwrap_or_default()
+            );
+            result.error = Some(ErrorInfo::new(ErrorCode::ImageMissing, message));
+            result.assessment = Some(job.assessment.clone());
+            result.limits = Some(job.limits.clone());
+            return Err(Box::new(result));
+        };
+        Ok(SandboxSpec {
             request_id: request.request_id.clone(),
             host_id: self.host.clone(),
             owner: self.instance.tag().clone(),
             uids: self.uids.clone(),
-            image: sandbox.image.clone(),
+            image: image.to_string(),
             runtime: sandbox.runtime.clone(),
             user: sandbox.user.clone(),
             workdir: sandbox.workdir.clone(),
@@ -511,7 +534,7 @@ impl State {
             fsize_bytes: self.settings.caps.fsize_bytes,
             egress: None,
             record_fs_changes: self.settings.sandbox.record_fs_changes,
-        }
+        })
     }
 }
 

@@ -328,6 +328,7 @@ pub fn request(code: &str, trust: &str) -> ExecRequest {
         timeout_ms: None,
         client: Some("tests".into()),
         network: None,
+        image: None,
     }
 }
 

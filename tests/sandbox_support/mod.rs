@@ -26,18 +26,35 @@ pub fn image() -> String {
     std::env::var(IMAGE_ENV).unwrap_or_else(|_| DEFAULT_IMAGE.to_string())
 }
 
+/// The data image the tests run (`cordon image build --flavor data`); override to try another.
+pub const DATA_IMAGE_ENV: &str = "CORDON_TEST_DATA_IMAGE";
+pub const DEFAULT_DATA_IMAGE: &str = "cordon-python-data:3.11";
+
+pub fn data_image() -> String {
+    std::env::var(DATA_IMAGE_ENV).unwrap_or_else(|_| DEFAULT_DATA_IMAGE.to_string())
+}
+
 /// Connects to Docker and checks the sandbox image is there; panics saying what to do.
 pub async fn docker() -> Docker {
+    docker_with(&image(), "sudo cordon image build", IMAGE_ENV).await
+}
+
+/// Connects to Docker and checks the data image is there; panics saying what to do.
+pub async fn docker_with_data_image() -> Docker {
+    let build = "sudo cordon image build --flavor data";
+    docker_with(&data_image(), build, DATA_IMAGE_ENV).await
+}
+
+async fn docker_with(image: &str, build: &str, variable: &str) -> Docker {
     let docker = cordon::docker::connect()
         .await
         .unwrap_or_else(|e| panic!("these tests need a running Docker engine: {e}"));
-    let image = image();
-    let present = cordon::docker::image_exists(&docker, &image)
+    let present = cordon::docker::image_exists(&docker, image)
         .await
         .unwrap_or_else(|e| panic!("cannot ask Docker about {image}: {e}"));
     assert!(
         present,
-        "image {image} is missing: build it with `sudo cordon image build` (or set {IMAGE_ENV})"
+        "image {image} is missing: build it with `{build}` (or set {variable})"
     );
     docker
 }
