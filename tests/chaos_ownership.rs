@@ -80,6 +80,7 @@ async fn an_embedded_exec_beside_a_running_up_leaves_its_sandboxes_alone() {
     assert!(up.stop().success());
     assert_no_containers_within(&up.host, Duration::from_secs(10));
     assert_one_end_each(&up, &jobs);
+    cordon::audit::verify(&up.audit_dir()).expect("the audit log verifies");
 }
 
 /// Two supervisors serve one host id; a third replaces one of them (started first, then
