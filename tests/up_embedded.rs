@@ -15,7 +15,7 @@ use pipeline_support::*;
 #[tokio::test]
 async fn up_serves_with_its_own_nats_server_and_takes_it_down_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut up, url) = start_up(dir.path(), "t-up-embedded");
+    let (mut up, url) = start_up(dir.path(), "t-up-embedded", &[]);
     let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
 
     let client = local_client(&url, dir.path()).await;
@@ -51,23 +51,9 @@ async fn up_listens_where_it_is_told() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
-    let mut up = KilledOnDrop(
-        Command::new(cordon_bin())
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(["up", "--listen", &listen])
-            .env("CORDON__NODE__HOST_ID", "t-up-listen")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let mut first_line = String::new();
-    BufReader::new(up.0.stdout.take().unwrap())
-        .read_line(&mut first_line)
-        .unwrap();
+    let (mut up, printed) = start_up(dir.path(), "t-up-listen", &["--listen", &listen]);
     let url = format!("nats://{listen}");
-    assert!(first_line.contains(&url), "{first_line}");
+    assert_eq!(printed, url);
     let client = local_client(&url, dir.path()).await;
     let result = run(&client, "print('on a fixed port')").await;
     assert_eq!(result.stdout, "on a fixed port\n", "{result:?}");
@@ -92,13 +78,15 @@ async fn local_client(url: &str, data_dir: &std::path::Path) -> cordon::client::
         .expect("the local client connects")
 }
 
-/// Starts `cordon up` (embedded, permissioned) on `data_dir`; returns it and its URL.
-fn start_up(data_dir: &std::path::Path, host: &str) -> (KilledOnDrop, String) {
+/// Starts `cordon up` (embedded, permissioned) on `data_dir` with `extra` arguments;
+/// returns it and the URL it prints.
+fn start_up(data_dir: &std::path::Path, host: &str, extra: &[&str]) -> (KilledOnDrop, String) {
     let mut up = KilledOnDrop(
         Command::new(cordon_bin())
             .arg("--data-dir")
             .arg(data_dir)
             .arg("up")
+            .args(extra)
             .env("CORDON__NODE__HOST_ID", host)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -124,7 +112,7 @@ fn start_up(data_dir: &std::path::Path, host: &str) -> (KilledOnDrop, String) {
 async fn the_default_bus_refuses_strangers_and_forgeries() {
     let dir = tempfile::tempdir().unwrap();
     let host = "t-up-forgery";
-    let (mut up, url) = start_up(dir.path(), host);
+    let (mut up, url) = start_up(dir.path(), host, &[]);
     let stranger = async_nats::connect(&url).await;
     assert!(
         stranger.is_err(),
