@@ -248,7 +248,7 @@ async fn watch_to_end(
         },
     )
     .await;
-    charge_socket_buffers(container_id, spec)?;
+    charge_socket_buffers(docker, container_id, spec).await?;
     let mut watch = Watch::new(docker, container_id, spec);
     watch.run(streams, code, kills, started).await;
     let (ended, layers) = settle(docker, container_id).await?;
@@ -263,15 +263,30 @@ async fn watch_to_end(
 }
 
 /// Before any of its code runs: the sandbox's TCP socket buffers count against its memory
-/// limit (cgroup v1: capped at it; v2: charged by the kernel), or it does not run.
-fn charge_socket_buffers(container_id: &str, spec: &SandboxSpec) -> Result<(), SandboxError> {
+/// limit (cgroup v1: capped at it; v2: charged by the kernel), or it does not run. A
+/// sandbox that has already stopped has no cgroup left to charge: it runs no code, and the
+/// watch reports it lost.
+async fn charge_socket_buffers(
+    docker: &Docker,
+    container_id: &str,
+    spec: &SandboxSpec,
+) -> Result<(), SandboxError> {
     let root = std::path::Path::new(crate::cgroup::CGROUP_ROOT);
-    crate::cgroup::charge_tcp_memory(root, container_id, spec.limits.memory_bytes)
-        .map(|_| ())
-        .map_err(|why| SandboxError::Uncharged {
+    let Err(why) = crate::cgroup::charge_tcp_memory(root, container_id, spec.limits.memory_bytes)
+    else {
+        return Ok(());
+    };
+    let running = inspect(docker, container_id)
+        .await
+        .ok()
+        .and_then(|inspected| inspected.state?.running);
+    match running {
+        Some(false) => Ok(()),
+        _ => Err(SandboxError::Uncharged {
             container: container_id.to_string(),
             why,
-        })
+        }),
+    }
 }
 
 pub(super) async fn attach(
