@@ -138,15 +138,6 @@ impl Instance {
     pub fn retire(&self) {
         let _ = std::fs::remove_file(lock_path(&self.dir, &self.tag.instance));
     }
-
-    /// Removes the lock files of owners that are gone, once what they owned is removed.
-    pub fn forget(&self, owners: impl IntoIterator<Item = String>) {
-        for owner in owners {
-            if owner != self.tag.instance {
-                let _ = std::fs::remove_file(lock_path(&self.dir, &owner));
-            }
-        }
-    }
 }
 
 /// Alive if someone holds `owner`'s lock, gone if it can be taken, unknown without a file.
@@ -241,16 +232,17 @@ mod tests {
     }
 
     #[test]
-    fn an_owner_whose_lock_is_released_is_gone_and_can_be_forgotten() {
+    fn an_owner_whose_lock_is_released_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let me = Instance::claim(dir.path()).unwrap();
         let ended = Instance::claim(dir.path()).unwrap();
         let tag = ended.tag().clone();
         drop(ended); // as the kernel does when the process dies: the lock is released
         assert!(matches!(me.liveness_of(&labelled(&tag)), Liveness::Gone(_)));
-        me.forget([tag.instance.clone()]);
-        assert!(!lock_path(dir.path(), &tag.instance).exists());
-        assert_eq!(me.liveness_of(&labelled(&tag)), Liveness::Unknown);
+        assert!(
+            lock_path(dir.path(), &tag.instance).exists(),
+            "its file stays"
+        );
     }
 
     #[test]

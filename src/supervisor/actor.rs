@@ -206,7 +206,8 @@ async fn reap_orphans_of_host(
     }
     let gone = |l: &HashMap<String, String>| matches!(instance.liveness_of(l), Liveness::Gone(_));
     reap_networks(docker, host, gone).await;
-    instance.forget(reaped.gone_owners);
+    // A dead owner's lock file stays: a create it had in flight may still land, and only
+    // the free lock proves that container an orphan too (/run is emptied at boot).
     Ok(())
 }
 
