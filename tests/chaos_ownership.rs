@@ -200,7 +200,7 @@ async fn a_warm_sandbox_lost_before_its_program_arrived_is_replaced_once() {
         ("CORDON__POOL__UNTRUSTED", "1"),
         ("FAILPOINTS", "supervisor::lose_warm_sandbox=1*return"),
     ];
-    let node = Node::up_with_env(&nats, "lost-warm", &config(), &env);
+    let mut node = Node::up_with_env(&nats, "lost-warm", &config(), &env);
     let client = client(&nats).await;
     let warm = format!("label=cordon.host={}", node.host);
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -233,4 +233,6 @@ async fn a_warm_sandbox_lost_before_its_program_arrived_is_replaced_once() {
         .filter(|kind| kind == "container_created")
         .count();
     assert_eq!(created, 2, "the lost warm sandbox and its cold replacement");
+    assert!(node.stop().success());
+    assert_no_containers_within(&node.host, Duration::from_secs(10));
 }
