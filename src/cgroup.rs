@@ -9,6 +9,8 @@
 //! than its memory limit in loopback sockets, outside the limit and against the whole
 //! host's `tcp_mem`. On cgroup v2 socket memory is always charged to `memory.max`.
 
+pub mod counters;
+
 use std::path::{Path, PathBuf};
 
 /// Where cgroup file systems are mounted.

@@ -44,6 +44,11 @@ pub enum Command {
     },
     /// Run a Python file in a sandbox and print its output (or the result as JSON).
     Exec(ExecArgs),
+    /// Open, list and close sessions: sandboxes that keep their interpreter across cells.
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
+    },
     /// Build and inspect the sandbox image.
     Image {
         #[command(subcommand)]
@@ -162,6 +167,66 @@ pub struct ExecArgs {
     /// Use this request id instead of a fresh ULID (resubmitting an id is deduplicated).
     #[arg(long, value_name = "ID")]
     pub request_id: Option<String>,
+    /// Run the program as the next cell of this session (from `cordon session new`); needs
+    /// --nats.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Place a local file in the sandbox's working directory before the code runs, under
+    /// its file name or under PATH; repeat for several.
+    #[arg(long = "file", value_name = "LOCAL[=PATH]")]
+    pub files: Vec<String>,
+    /// Feed this file to the program's standard input.
+    #[arg(long, value_name = "FILE")]
+    pub stdin: Option<PathBuf>,
+    /// Save the files the program writes under ./outputs/ (and figures it leaves open)
+    /// into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Open a session and print its id.
+    New(SessionNewArgs),
+    /// Close a session (its sandbox and everything in it are removed).
+    Close {
+        #[arg(value_name = "ID")]
+        id: String,
+        /// NATS server(s) of a running cordon.
+        #[arg(long, value_name = "URL")]
+        nats: String,
+    },
+    /// List this client's open sessions.
+    List {
+        /// NATS server(s) of a running cordon.
+        #[arg(long, value_name = "URL")]
+        nats: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SessionNewArgs {
+    /// How much the code's source is trusted; picks the session's limits.
+    #[arg(long, default_value = "untrusted", value_parser = ["untrusted", "unknown", "trusted"])]
+    pub trust: String,
+    /// Sandbox image, by its short name in [sandbox.images].
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+    /// Network: only none for sessions (the flag is accepted so a refusal is explicit).
+    #[arg(long, value_parser = ["none", "allowlist"])]
+    pub network: Option<String>,
+    /// Close the session after this many idle seconds (at most the trust level's own).
+    #[arg(long, value_name = "SECONDS")]
+    pub idle_timeout: Option<u64>,
+    /// Print the whole result of the opening as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// NATS server(s) of a running cordon (a session lives in it, not in this command).
+    #[arg(long, value_name = "URL")]
+    pub nats: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -14,8 +14,12 @@ use crate::bus::trace::TraceContext;
 use crate::bus::{Bus, BusError};
 use crate::config::NatsSettings;
 use crate::protocol::exec::{ExecRequest, ExecResult};
+use crate::protocol::scheduler::SessionList;
+use crate::protocol::supervisor::OpenSession;
 use crate::protocol::{decode, now_ms, CodecError, Envelope, Subject};
 
+/// How long `sessions` waits for the Scheduler's answer.
+const LIST_WAIT: Duration = Duration::from_secs(5);
 /// How long `submit` waits for a stream to take submissions (cordon starting up).
 const SUBMIT_PATIENCE: Duration = Duration::from_secs(20);
 
@@ -121,6 +125,20 @@ impl Client {
             Some(payload) => self.parse(request_id, &payload).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The sessions this client holds open, as the Scheduler knows them.
+    pub async fn sessions(&self) -> Result<Vec<OpenSession>, ClientError> {
+        let subject = Subject::SessionList {
+            client: self.name.clone(),
+        };
+        let ask = Envelope::new("", now_ms(), ());
+        let answer = self.bus.request(&subject, &ask, LIST_WAIT).await?;
+        let list = decode::<SessionList>(&answer).map_err(|source| ClientError::BadResult {
+            request_id: "session list".into(),
+            source,
+        })?;
+        Ok(list.body.sessions)
     }
 
     fn submit_subject(&self) -> Subject {

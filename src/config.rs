@@ -24,6 +24,7 @@ pub struct Settings {
     pub nats: NatsSettings,
     pub limits: TrustLimits,
     pub caps: Caps,
+    pub sessions: SessionSettings,
     pub assessment: AssessmentSettings,
     /// The Assessor's weights, thresholds and known-threat signatures.
     pub security: ScoringSettings,
@@ -240,6 +241,22 @@ pub struct LevelLimits {
     pub pids: u64,
     pub timeout_ms: u64,
     pub cpu_time_ms: u64,
+    /// Sessions at this level: CPU time over all cells, longest life, longest idle
+    /// stretch, and how many one client may hold open at once (0: no sessions).
+    pub session_cpu_time_ms: u64,
+    pub session_lifetime_secs: u64,
+    pub session_idle_secs: u64,
+    pub sessions_per_client: u32,
+}
+
+/// Settings for sessions that hold for every trust level.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SessionSettings {
+    /// Most sessions open at once on one host.
+    pub max_per_host: u32,
+    /// How long a cell interrupted at its deadline has to stop before its session is
+    /// killed, milliseconds.
+    pub interrupt_grace_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -267,6 +284,11 @@ pub struct Caps {
     pub tmpfs_bytes: u64,
     pub nofile: u64,
     pub fsize_bytes: u64,
+    /// Files and stdin one request may carry, bytes in all.
+    pub max_input_bytes: u64,
+    /// Output files (and figures) returned per request, and the size of each.
+    pub max_output_files: u32,
+    pub max_output_file_bytes: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -38,6 +38,7 @@ fn received(client: &str, code: &str) -> AuditRecord {
         client: Some(client.into()),
         submitter: "alice".into(),
         code: Some(code.into()),
+        input: None,
     }
 }
 

@@ -123,6 +123,7 @@ fn verify_exits_non_zero_naming_an_altered_blob() {
             client: None,
             submitter: "alice".into(),
             code: Some(code.into()),
+            input: None,
         },
     };
     log.append("req-1", &event).unwrap();

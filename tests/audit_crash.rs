@@ -64,6 +64,7 @@ fn event_with_blobs(i: u64) -> AuditEvent {
             client: Some("crash-test".into()),
             submitter: "alice".into(),
             code: Some(code),
+            input: None,
         };
     }
     event

@@ -53,6 +53,7 @@ async fn publish_stream(bus: Bus, stop: Arc<AtomicBool>) {
             client: Some("crash-stream".into()),
             submitter: "crash-stream".into(),
             code: Some(code),
+            input: None,
         };
         let mut result = ExecResult::without_run(id.clone(), Status::Completed);
         result.stdout = format!("{n}\n");

@@ -47,6 +47,7 @@ fn submission(i: u64, at_ms: u64, code: &str) -> AuditEvent {
             client: Some(format!("client-{i}")),
             submitter: "alice".into(),
             code: Some(code.into()),
+            input: None,
         },
     }
 }

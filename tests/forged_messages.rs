@@ -33,6 +33,7 @@ async fn a_forged_scheduled_job_runs_within_the_highest_ceilings() {
             client: Some("anonymous".into()),
             network: Network::None,
             image: None,
+            interpreter: None,
         },
         assessment: Assessment {
             level: Level::Low,

@@ -150,6 +150,7 @@ async fn run(client: &Client, code: &str, timeout_ms: Option<u64>) -> ExecResult
         client: Some("bench".into()),
         network: None,
         image: None,
+        ..Default::default()
     };
     let id = Client::new_request_id();
     client

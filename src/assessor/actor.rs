@@ -124,6 +124,7 @@ impl State {
             client: job.client.clone(),
             submitter: request.client.clone(),
             code: Some(job.code.clone()),
+            input: job.interpreter.clone(),
         };
         self.reporter.record(request, None, received).await?;
         let (assessment, analysers) = match self.assess_off_thread(&job).await {

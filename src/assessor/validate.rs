@@ -6,6 +6,9 @@ use sha2::{Digest, Sha256};
 use crate::config::{Caps, ClientSettings, NetworkSettings, SandboxSettings};
 use crate::protocol::assessor::{Job, Origin, TrustLevel};
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest};
+use crate::protocol::interpreter::{
+    host_of_session, unsafe_path, CellInput, InputFile, SessionAction, NEW_SESSION,
+};
 use crate::protocol::scheduler::Network;
 use crate::protocol::subjects::is_valid_token;
 
@@ -35,8 +38,12 @@ pub fn validate_client(client: &str) -> Result<(), ErrorInfo> {
 }
 
 /// Validates a request against the caps.
-pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorInfo> {
-    let code = validate_code(request.code.into_vec(), caps.max_code_bytes)?;
+pub fn validate_request(mut request: ExecRequest, caps: &Caps) -> Result<Job, ErrorInfo> {
+    let interpreter = validate_interpreter(&mut request, caps)?;
+    // Opening or closing a session may come without a cell.
+    let session = interpreter.as_ref().and_then(|i| i.session.as_ref());
+    let may_be_empty = matches!(session, Some(SessionAction::Open | SessionAction::Close(_)));
+    let code = validate_code(request.code.into_vec(), caps.max_code_bytes, may_be_empty)?;
     let trust = match request.trust.as_deref() {
         None => TrustLevel::Untrusted,
         Some(text) => TrustLevel::parse(text).ok_or_else(|| {
@@ -79,7 +86,103 @@ pub fn validate_request(request: ExecRequest, caps: &Caps) -> Result<Job, ErrorI
         client: request.client,
         network,
         image: request.image,
+        interpreter,
     })
+}
+
+/// The interpreter part of a request (sessions, files, stdin), checked: `None` when it
+/// uses none of it.
+fn validate_interpreter(
+    request: &mut ExecRequest,
+    caps: &Caps,
+) -> Result<Option<CellInput>, ErrorInfo> {
+    let session = session_action(request.session.as_deref(), request.close_session)?;
+    let files = request.files.take().unwrap_or_default();
+    let stdin = request.stdin.take();
+    let wanted = session.is_some()
+        || !files.is_empty()
+        || stdin.is_some()
+        || request.return_files == Some(true);
+    if !wanted {
+        return Ok(None);
+    }
+    check_files(&files, stdin.as_ref().map_or(0, |s| s.len()), caps)?;
+    if request.idle_timeout_secs == Some(0) {
+        return Err(ErrorInfo::new(
+            ErrorCode::InvalidRequest,
+            "idle_timeout_secs must be above 0",
+        ));
+    }
+    Ok(Some(CellInput {
+        idle_secs: request
+            .idle_timeout_secs
+            .filter(|_| session == Some(SessionAction::Open)),
+        session,
+        files,
+        stdin,
+    }))
+}
+
+fn session_action(
+    session: Option<&str>,
+    close: Option<bool>,
+) -> Result<Option<SessionAction>, ErrorInfo> {
+    let close = close == Some(true);
+    let action = match session {
+        None if close => {
+            return Err(ErrorInfo::new(
+                ErrorCode::InvalidRequest,
+                "close_session needs the id of the session to close in `session`",
+            ))
+        }
+        None => return Ok(None),
+        Some(NEW_SESSION) if close => {
+            return Err(ErrorInfo::new(
+                ErrorCode::InvalidRequest,
+                "close_session cannot close a session this request opens",
+            ))
+        }
+        Some(NEW_SESSION) => SessionAction::Open,
+        Some(id) if host_of_session(id).is_none() => {
+            return Err(ErrorInfo::new(
+                ErrorCode::UnknownSession,
+                format!(
+                    "session {:?} is not \"new\" nor a session id (<id>@<host>)",
+                    crate::text::preview_of(id, 64)
+                ),
+            ))
+        }
+        Some(id) if close => SessionAction::Close(id.to_string()),
+        Some(id) => SessionAction::Cell(id.to_string()),
+    };
+    Ok(Some(action))
+}
+
+/// Every file path is safe and unique, and files and stdin together fit the cap.
+fn check_files(files: &[InputFile], stdin_bytes: usize, caps: &Caps) -> Result<(), ErrorInfo> {
+    let mut seen = std::collections::HashSet::new();
+    for file in files {
+        if let Some(why) = unsafe_path(&file.path) {
+            return Err(ErrorInfo::new(ErrorCode::InvalidFile, why));
+        }
+        if !seen.insert(file.path.as_str()) {
+            return Err(ErrorInfo::new(
+                ErrorCode::InvalidFile,
+                format!("file path {:?} is given twice", file.path),
+            ));
+        }
+    }
+    let total = files.iter().map(|f| f.content.len()).sum::<usize>() + stdin_bytes;
+    if total as u64 > caps.max_input_bytes {
+        return Err(ErrorInfo::new(
+            ErrorCode::InputTooLarge,
+            format!(
+                "files and stdin are {total} bytes; the limit is {} (caps.max_input_bytes)",
+                caps.max_input_bytes
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a trust level above what the settings allow `client` (the submitter the
@@ -140,7 +243,9 @@ pub fn check_image(job: Job, settings: &SandboxSettings) -> Result<Job, ErrorInf
     ))
 }
 
-fn validate_code(bytes: Vec<u8>, max_bytes: u64) -> Result<String, ErrorInfo> {
+/// The code as text within its cap; empty only for a request that opens or closes a
+/// session.
+fn validate_code(bytes: Vec<u8>, max_bytes: u64, may_be_empty: bool) -> Result<String, ErrorInfo> {
     if bytes.len() as u64 > max_bytes {
         return Err(ErrorInfo::new(
             ErrorCode::CodeTooLarge,
@@ -156,7 +261,7 @@ fn validate_code(bytes: Vec<u8>, max_bytes: u64) -> Result<String, ErrorInfo> {
             ),
         )
     })?;
-    if code.trim().is_empty() {
+    if code.trim().is_empty() && !may_be_empty {
         return Err(ErrorInfo::new(ErrorCode::EmptyCode, "code is empty"));
     }
     Ok(code)
@@ -180,6 +285,7 @@ mod tests {
             client: None,
             network: None,
             image: None,
+            ..Default::default()
         }
     }
 

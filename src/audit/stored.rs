@@ -20,6 +20,9 @@ use super::blobs::{blob_name, MAX_BLOB_BYTES};
 use crate::protocol::assessor::{Assessment, Origin, TrustLevel};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{AuditRef, ErrorInfo, ExecResult, Status, Usage, Violation};
+use crate::protocol::interpreter::{
+    CellInput, FileDigest, NetworkDenial, SessionAction, SessionInfo, SkippedFile,
+};
 use crate::protocol::scheduler::Limits;
 
 /// How many bytes of each output stream an entry keeps as a preview.
@@ -126,6 +129,15 @@ pub struct StoredResult {
     pub usage: Option<Usage>,
     pub audit: Option<AuditRef>,
     pub error: Option<ErrorInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionInfo>,
+    /// The files returned: name, size, hash and type (each kept as a `file_out` blob).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileDigest>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files_skipped: Vec<SkippedFile>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_denied: Vec<NetworkDenial>,
 }
 
 impl StoredResult {
@@ -146,6 +158,10 @@ impl StoredResult {
             usage,
             audit,
             error,
+            session,
+            files,
+            files_skipped,
+            network_denied,
         } = result;
         StoredResult {
             request_id: request_id.clone(),
@@ -161,6 +177,18 @@ impl StoredResult {
             usage: usage.clone(),
             audit: audit.clone(),
             error: error.clone(),
+            session: session.clone(),
+            files: files
+                .iter()
+                .map(|f| FileDigest {
+                    name: f.name.clone(),
+                    bytes: f.bytes,
+                    sha256: f.sha256.clone(),
+                    media_type: f.media_type.clone(),
+                })
+                .collect(),
+            files_skipped: files_skipped.clone(),
+            network_denied: network_denied.clone(),
         }
     }
 }
@@ -191,7 +219,55 @@ struct StoredReceived<'a> {
     submitter: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     code_diff: Option<CodeDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<StoredInput<'a>>,
     blobs: Vec<BlobRef>,
+}
+
+/// What an entry keeps of a request's interpreter input: the session action, and each
+/// file and stdin as a digest (their content as `file_in` and `stdin` blobs).
+#[derive(Serialize)]
+struct StoredInput<'a> {
+    session: &'a Option<SessionAction>,
+    files: Vec<FileDigest>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdin: Option<FileDigest>,
+}
+
+fn digest_of(name: &str, bytes: &[u8]) -> FileDigest {
+    FileDigest {
+        name: name.to_string(),
+        bytes: bytes.len() as u64,
+        sha256: blob_name(bytes),
+        media_type: String::new(),
+    }
+}
+
+/// The stored form of an interpreter input, and its blobs.
+fn stored_input(input: &CellInput) -> (StoredInput<'_>, Vec<NewBlob<'_>>) {
+    let files = input
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), "file_in", f.content.as_slice()));
+    let stdin = input
+        .stdin
+        .iter()
+        .map(|s| ("<stdin>", "stdin", s.as_slice()));
+    let all: Vec<(&str, &str, &[u8])> = files.chain(stdin).collect();
+    let blobs = all
+        .iter()
+        .filter_map(|(_, what, bytes)| NewBlob::of(what, Cow::Borrowed(*bytes)))
+        .collect();
+    let stored = StoredInput {
+        session: &input.session,
+        files: input
+            .files
+            .iter()
+            .map(|f| digest_of(&f.path, &f.content))
+            .collect(),
+        stdin: input.stdin.as_ref().map(|s| digest_of("<stdin>", s)),
+    };
+    (stored, blobs)
 }
 
 /// The stored shape of `AuditRecord::Rejected` with its payload's head: that as a blob.
@@ -265,9 +341,16 @@ pub fn stored_form<'a>(
 type Encoded<'a> = (Result<Vec<u8>, rmp_serde::encode::Error>, Vec<NewBlob<'a>>);
 
 fn finished_form<'a>(record: &AuditRecord, result: &'a ExecResult) -> Encoded<'a> {
-    let blobs: Vec<NewBlob> = [("stdout", &result.stdout), ("stderr", &result.stderr)]
+    let streams = [("stdout", &result.stdout), ("stderr", &result.stderr)]
         .into_iter()
-        .filter_map(|(what, text)| NewBlob::of(what, Cow::Borrowed(text.as_bytes())))
+        .map(|(what, text)| (what, text.as_bytes()));
+    let files = result
+        .files
+        .iter()
+        .map(|f| ("file_out", f.content.as_slice()));
+    let blobs: Vec<NewBlob> = streams
+        .chain(files)
+        .filter_map(|(what, bytes)| NewBlob::of(what, Cow::Borrowed(bytes)))
         .collect();
     let body = rmp_serde::to_vec_named(&StoredFinished {
         kind: record.name(),
@@ -289,6 +372,7 @@ fn received_form<'a>(
         origin,
         client,
         submitter,
+        input,
         ..
     } = record
     else {
@@ -301,6 +385,11 @@ fn received_form<'a>(
         blobs.extend(NewBlob::of("code_diff", Cow::Owned(text.into_bytes())));
         code_diff
     });
+    let input = input.as_ref().map(|input| {
+        let (stored, input_blobs) = stored_input(input);
+        blobs.extend(input_blobs);
+        stored
+    });
     let body = rmp_serde::to_vec_named(&StoredReceived {
         kind: record.name(),
         code_sha256,
@@ -310,6 +399,7 @@ fn received_form<'a>(
         client,
         submitter,
         code_diff,
+        input,
         blobs: references(&blobs),
     });
     (body, blobs)

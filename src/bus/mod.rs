@@ -250,6 +250,46 @@ impl Bus {
             })
     }
 
+    /// Answers a request on its reply subject (core NATS).
+    pub async fn reply<T: Serialize>(
+        &self,
+        reply_to: &str,
+        envelope: &Envelope<T>,
+    ) -> Result<(), BusError> {
+        let payload = encode(envelope)?;
+        self.check_size(reply_to, &payload)?;
+        self.client
+            .publish(reply_to.to_string(), payload.into())
+            .await
+            .map_err(|e| BusError::Publish {
+                subject: reply_to.to_string(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Sends a request and waits up to `wait` for the one answer (core NATS).
+    pub async fn request<T: Serialize>(
+        &self,
+        subject: &Subject,
+        envelope: &Envelope<T>,
+        wait: std::time::Duration,
+    ) -> Result<Vec<u8>, BusError> {
+        let subject = subject.to_subject();
+        let payload = encode(envelope)?;
+        let asked = self.client.request(subject.clone(), payload.into());
+        match tokio::time::timeout(wait, asked).await {
+            Ok(Ok(message)) => Ok(message.payload.to_vec()),
+            Ok(Err(e)) => Err(BusError::Publish {
+                subject,
+                message: e.to_string(),
+            }),
+            Err(_) => Err(BusError::Publish {
+                subject,
+                message: format!("no answer within {wait:?}"),
+            }),
+        }
+    }
+
     /// Subscribes to a subject or wildcard.
     pub async fn subscribe(&self, subject: String) -> Result<async_nats::Subscriber, BusError> {
         self.client

@@ -17,6 +17,7 @@ use crate::node::embedded::EmbeddedNats;
 use crate::node::{lock_data_dir, run_roles};
 use crate::protocol::assessor::TrustLevel;
 use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, Status};
+use crate::protocol::interpreter::InputFile;
 use crate::shutdown;
 
 /// The sandbox was killed for breaking a limit.
@@ -41,6 +42,13 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let interpreter = match interpreter_input(&args, &settings) {
+        Ok(input) => input,
+        Err(message) => {
+            eprintln!("cordon: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let request = ExecRequest {
         code: serde_bytes::ByteBuf::from(code),
         trust: Some(args.trust.clone()),
@@ -49,6 +57,7 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
         client: Some("cordon-cli".into()),
         network: args.network.clone(),
         image: args.image.clone(),
+        ..interpreter
     };
     let request_id = args
         .request_id
@@ -63,12 +72,91 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
         None => run_embedded(settings.clone(), &request_id, &request, wait).await,
     };
     match outcome {
-        Ok(result) => report(&result, args.json),
+        Ok(result) => {
+            if let Some(dir) = &args.out {
+                if let Err(message) = save_files(&result, dir) {
+                    eprintln!("cordon: {message}");
+                }
+            }
+            report(&result, args.json)
+        }
         Err(message) => {
             eprintln!("cordon: {message}");
             ExitCode::from(EXIT_UNAVAILABLE)
         }
     }
+}
+
+/// The interpreter part of the request: `--session`, `--file`, `--stdin`, `--out`.
+fn interpreter_input(args: &ExecArgs, settings: &Settings) -> Result<ExecRequest, String> {
+    if args.session.is_some() && args.nats.is_none() {
+        return Err("--session needs --nats: a session lives in a running cordon".into());
+    }
+    let mut budget = settings.caps.max_input_bytes;
+    let mut files = Vec::new();
+    for spec in &args.files {
+        let (local, path) = match spec.split_once('=') {
+            Some((local, path)) => (local.to_string(), path.to_string()),
+            None => {
+                let name = std::path::Path::new(spec).file_name();
+                let name = name.map(|n| n.to_string_lossy().into_owned());
+                (
+                    spec.clone(),
+                    name.ok_or(format!("--file {spec:?} names no file"))?,
+                )
+            }
+        };
+        let content = read_capped(&local, &mut budget)?;
+        files.push(InputFile {
+            path,
+            content: content.into(),
+        });
+    }
+    let stdin = match &args.stdin {
+        Some(file) => Some(read_capped(&file.to_string_lossy(), &mut budget)?.into()),
+        None => None,
+    };
+    Ok(ExecRequest {
+        session: args.session.clone(),
+        files: (!files.is_empty()).then_some(files),
+        stdin,
+        return_files: args.out.is_some().then_some(true),
+        ..Default::default()
+    })
+}
+
+/// Reads a local file, refusing more than what is left of `budget` (caps.max_input_bytes).
+fn read_capped(file: &str, budget: &mut u64) -> Result<Vec<u8>, String> {
+    let source = std::fs::File::open(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let mut content = Vec::new();
+    source
+        .take(*budget + 1)
+        .read_to_end(&mut content)
+        .map_err(|e| format!("cannot read {file}: {e}"))?;
+    if content.len() as u64 > *budget {
+        return Err(format!(
+            "{file} does not fit: files and stdin may be {} bytes in all (caps.max_input_bytes)",
+            budget
+        ));
+    }
+    *budget -= content.len() as u64;
+    Ok(content)
+}
+
+/// Saves the files a result returned into `dir` (names flattened to stay inside it).
+fn save_files(result: &ExecResult, dir: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for file in &result.files {
+        let name = file.name.strip_prefix("outputs/").unwrap_or(&file.name);
+        let flat = name.replace('/', "_");
+        let target = dir.join(&flat);
+        std::fs::write(&target, &file.content)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    }
+    for skipped in &result.files_skipped {
+        eprintln!("cordon: {} not returned: {}", skipped.name, skipped.reason);
+    }
+    Ok(())
 }
 
 /// The deadline `--timeout SECONDS` asks for, in milliseconds, refused (with the allowed
@@ -130,7 +218,7 @@ pub(super) fn local_user_settings(settings: &Settings, user: &str) -> Settings {
     local
 }
 
-async fn submit_and_wait(
+pub(super) async fn submit_and_wait(
     settings: &Settings,
     url: &str,
     request_id: &str,

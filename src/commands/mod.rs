@@ -8,6 +8,7 @@ mod exec;
 mod image;
 mod keygen;
 mod override_cmd;
+mod session;
 mod up;
 
 use std::process::ExitCode;
@@ -53,6 +54,7 @@ async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
         Command::Doctor => doctor::doctor(&settings).await,
         Command::Audit { command } => audit::audit(&settings, command),
         Command::Image { command } => image::image(&settings, command).await,
+        Command::Session { command } => session::session(settings, command).await,
         Command::Assess(args) => assess::assess(&settings, args),
         Command::Keygen(args) => keygen::keygen(args),
         Command::Override(args) => override_cmd::override_request(settings, args).await,

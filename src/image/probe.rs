@@ -54,6 +54,7 @@ fn probe_spec(settings: &SandboxSettings, image: &str, purpose: &str) -> Sandbox
         fsize_bytes: 16 << 20,
         egress: None,
         record_fs_changes: false,
+        interpreter: false,
     }
 }
 

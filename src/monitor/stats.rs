@@ -8,8 +8,8 @@ use bollard::query_parameters::StatsOptionsBuilder;
 use bollard::Docker;
 use futures::StreamExt;
 
-use super::cgroup::CgroupFiles;
-use super::watch::RawSample;
+use crate::cgroup::counters::CgroupFiles;
+use crate::cgroup::counters::RawSample;
 use crate::docker::is_not_found;
 
 /// Where one container's readings come from.

@@ -2,6 +2,7 @@
 //! whether it has already ordered a kill. Pure: fed raw samples, it answers with the usage
 //! to publish and the violation to act on, if any (each sandbox is killed at most once).
 
+pub use crate::cgroup::counters::RawSample;
 use crate::protocol::exec::{Violation, ViolationKind};
 use crate::protocol::monitor::UsageSample;
 use crate::protocol::scheduler::Limits;
@@ -20,17 +21,6 @@ impl From<&Limits> for WatchLimits {
             cpu_time_ms: limits.cpu_time_ms,
         }
     }
-}
-
-/// One reading of a container's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RawSample {
-    /// CPU time used by all its processes since start, nanoseconds.
-    pub cpu_ns: u64,
-    pub memory_bytes: u64,
-    /// The kernel's own high-water mark, where the cgroup keeps one.
-    pub max_memory_bytes: u64,
-    pub pids: u64,
 }
 
 /// The monitor's view of one running sandbox.

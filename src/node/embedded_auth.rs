@@ -94,11 +94,12 @@ fn client_entry(name: &str) -> String {
         user: {name}, password: ${variable}
         permissions: {{
           publish: {{ allow: [
-            "cordon.v1.exec.submit.{name}",
+            "cordon.v1.exec.submit.{name}", "cordon.v1.session.list.{name}",
             "$JS.API.DIRECT.GET.CORDON_RESULTS.cordon.v1.exec.result.{name}.>"
           ] }}
           subscribe: {{ allow: [
-            "cordon.v1.exec.result.{name}.>", "cordon.v1.events.violation.{name}",
+            "cordon.v1.exec.result.{name}.>", "cordon.v1.exec.output.{name}.>",
+            "cordon.v1.events.violation.{name}",
             "cordon.v1.events.blocked.{name}", "_INBOX_{name}.>"
           ] }}
         }}

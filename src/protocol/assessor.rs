@@ -76,6 +76,9 @@ pub struct Job {
     /// checked; `None`: the default image. The supervisor resolves it with its own settings.
     #[serde(default)]
     pub image: Option<String>,
+    /// Sessions, files and stdin; `None`: a plain program, run as `python3 -`.
+    #[serde(default)]
+    pub interpreter: Option<super::interpreter::CellInput>,
 }
 
 /// Risk level, lowest to highest; ordered so `max` picks the worst.

@@ -58,6 +58,10 @@ pub enum AuditRecord {
         /// diff against the client's previous submission, never inline in the entry.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
+        /// Its session action, files and stdin; the AuditChain keeps each file and stdin
+        /// as a blob and the entry their names, sizes and hashes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input: Option<super::interpreter::CellInput>,
     },
     Rejected {
         error: ErrorInfo,

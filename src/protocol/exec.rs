@@ -6,11 +6,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::assessor::Assessment;
+use super::interpreter::{InputFile, NetworkDenial, OutputFile, SessionInfo, SkippedFile};
 use super::scheduler::Limits;
 
 /// A request to run Python. Fields are loosely typed on purpose: the Assessor validates
 /// them and answers bad ones with a `rejected` result that says what was wrong.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExecRequest {
     /// The Python source. UTF-8; sent as a MessagePack str or bin.
     pub code: serde_bytes::ByteBuf,
@@ -35,6 +36,28 @@ pub struct ExecRequest {
     /// the default image. A name not there is rejected with `unknown_image`.
     #[serde(default)]
     pub image: Option<String>,
+    /// `"new"`: open a session and run this code as its first cell (empty code: open it
+    /// only; the result carries the session's id); a session id: run this code as the
+    /// next cell of that session, which must be this client's.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// With `session: "new"`: close the session after this many idle seconds (at most the
+    /// trust level's `session_idle_secs`).
+    #[serde(default)]
+    pub idle_timeout_secs: Option<u64>,
+    /// With `session`: close the session after this cell (`code` may then be empty).
+    #[serde(default)]
+    pub close_session: Option<bool>,
+    /// Files placed in the working directory before the code runs.
+    #[serde(default)]
+    pub files: Option<Vec<InputFile>>,
+    /// The program's standard input (it reads end of file after it).
+    #[serde(default)]
+    pub stdin: Option<serde_bytes::ByteBuf>,
+    /// Return what the program writes under `./outputs/` and the figures it leaves open
+    /// (always done in a session, or when `files` or `stdin` is given).
+    #[serde(default)]
+    pub return_files: Option<bool>,
 }
 
 /// How a request ended.
@@ -137,6 +160,12 @@ pub enum ErrorCode {
     UnknownImage,
     ImageMissing,
     SandboxLost,
+    InvalidFile,
+    InputTooLarge,
+    UnknownSession,
+    SessionLost,
+    SessionClosed,
+    SessionLimit,
     MessageTooLarge,
     Docker,
     Undeliverable,
@@ -162,6 +191,12 @@ impl ErrorCode {
             ErrorCode::UnknownImage => "unknown_image",
             ErrorCode::ImageMissing => "image_missing",
             ErrorCode::SandboxLost => "sandbox_lost",
+            ErrorCode::InvalidFile => "invalid_file",
+            ErrorCode::InputTooLarge => "input_too_large",
+            ErrorCode::UnknownSession => "unknown_session",
+            ErrorCode::SessionLost => "session_lost",
+            ErrorCode::SessionClosed => "session_closed",
+            ErrorCode::SessionLimit => "session_limit",
             ErrorCode::MessageTooLarge => "message_too_large",
             ErrorCode::Docker => "docker",
             ErrorCode::Undeliverable => "undeliverable",
@@ -186,6 +221,18 @@ pub struct ExecResult {
     pub usage: Option<Usage>,
     pub audit: Option<AuditRef>,
     pub error: Option<ErrorInfo>,
+    /// The session this cell ran in, and whether it is still open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionInfo>,
+    /// Files the program wrote under `./outputs/` and figures it left open.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<OutputFile>,
+    /// Output files not returned (over a cap), and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files_skipped: Vec<SkippedFile>,
+    /// Connections the egress proxy refused during the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_denied: Vec<NetworkDenial>,
 }
 
 impl ExecResult {
@@ -205,6 +252,10 @@ impl ExecResult {
             usage: None,
             audit: None,
             error: None,
+            session: None,
+            files: Vec::new(),
+            files_skipped: Vec::new(),
+            network_denied: Vec::new(),
         }
     }
 

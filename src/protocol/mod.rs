@@ -6,6 +6,7 @@ pub mod audit;
 pub mod envelope;
 pub mod exec;
 pub mod grant;
+pub mod interpreter;
 pub mod monitor;
 pub mod scheduler;
 pub mod subjects;

@@ -60,3 +60,10 @@ pub struct Scheduled {
     pub limits: Limits,
     pub host: String,
 }
+
+/// Scheduler -> a client, answering `cordon.v1.session.list.<client>`: the sessions it
+/// holds open on every live host.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionList {
+    pub sessions: Vec<super::supervisor::OpenSession>,
+}

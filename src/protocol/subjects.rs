@@ -44,6 +44,12 @@ pub enum Subject {
     /// A request of client `client` was held because its assessment is BLOCKED
     /// (`BlockedEvent`).
     EventsBlocked { client: String },
+    /// ContainerSupervisor -> client `client`: live output of one of its requests while it
+    /// runs (`OutputChunk`, plain NATS; the result stays the authority).
+    ExecOutput { client: String, request_id: String },
+    /// Client `client` -> Scheduler, request/reply: the sessions it holds open
+    /// (`SessionList`).
+    SessionList { client: String },
     /// A message was given up on after its maximum deliveries (`DeadLetterEvent`).
     EventsDeadLetter,
     /// Violations, overrides, tampering and recovery alarms for operators (`Alert`).
@@ -77,6 +83,10 @@ impl Subject {
             Subject::AuditCheckpoint => format!("{API}.audit.checkpoint"),
             Subject::EventsViolation { client } => format!("{API}.events.violation.{client}"),
             Subject::EventsBlocked { client } => format!("{API}.events.blocked.{client}"),
+            Subject::ExecOutput { client, request_id } => {
+                format!("{API}.exec.output.{client}.{request_id}")
+            }
+            Subject::SessionList { client } => format!("{API}.session.list.{client}"),
             Subject::EventsDeadLetter => format!("{API}.events.dead_letter"),
             Subject::EventsAlert => format!("{API}.events.alert"),
             Subject::ExecHeld { request_id } => format!("{API}.exec.held.{request_id}"),
@@ -118,6 +128,13 @@ impl Subject {
             ["events", "blocked", client] => Subject::EventsBlocked {
                 client: owned(client),
             },
+            ["exec", "output", client, id] => Subject::ExecOutput {
+                client: owned(client),
+                request_id: owned(id),
+            },
+            ["session", "list", client] => Subject::SessionList {
+                client: owned(client),
+            },
             ["events", "dead_letter"] => Subject::EventsDeadLetter,
             ["events", "alert"] => Subject::EventsAlert,
             ["exec", "held", id] => Subject::ExecHeld {
@@ -150,6 +167,13 @@ impl Subject {
             },
             Subject::ExecHeld {
                 request_id: request_id.clone(),
+            },
+            Subject::ExecOutput {
+                client: client.clone(),
+                request_id: request_id.clone(),
+            },
+            Subject::SessionList {
+                client: client.clone(),
             },
             Subject::ExecOverride,
             Subject::HostLoad { host: host.clone() },
@@ -191,6 +215,10 @@ pub mod wildcard {
     /// Every final result (the results stream's subjects).
     pub fn exec_result_all() -> String {
         format!("{API}.exec.result.>")
+    }
+    /// Every client's session list requests (the Scheduler answers them).
+    pub fn session_list_all() -> String {
+        format!("{API}.session.list.*")
     }
     /// Every host's load report.
     pub fn host_load_all() -> String {

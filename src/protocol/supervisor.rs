@@ -30,6 +30,17 @@ pub struct HostLoad {
     pub memory_total_bytes: u64,
     pub max_jobs: u32,
     pub running: Vec<RunningJob>,
+    /// Sessions open on this instance (each holds its memory while open).
+    #[serde(default)]
+    pub sessions: Vec<OpenSession>,
+}
+
+/// A session a host holds open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenSession {
+    pub session_id: String,
+    pub client: String,
+    pub memory_bytes: u64,
 }
 
 /// A sandbox began running; the ResourceMonitor starts following it.

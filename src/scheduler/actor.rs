@@ -16,9 +16,11 @@ use crate::bus::streams::StreamKind;
 use crate::bus::{run_pull_loop, Bus, BusError, Disposition, Incoming};
 use crate::config::Settings;
 use crate::job_limits::{granted_network, requested_limits};
-use crate::protocol::assessor::Assessed;
+use crate::protocol::assessor::{Assessed, TrustLevel};
 use crate::protocol::audit::AuditRecord;
-use crate::protocol::scheduler::Scheduled;
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status};
+use crate::protocol::interpreter::{host_of_session, SessionAction};
+use crate::protocol::scheduler::{Scheduled, SessionList};
 use crate::protocol::subjects::wildcard;
 use crate::protocol::supervisor::HostLoad;
 use crate::protocol::{decode, now_ms, Envelope, Subject};
@@ -58,6 +60,8 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
     let results = env.bus.subscribe(wildcard::exec_result_all()).await?;
     tokio::spawn(follow_loads(state.clone(), loads));
     tokio::spawn(follow_results(state.clone(), results));
+    let lists = env.bus.subscribe(wildcard::session_list_all()).await?;
+    tokio::spawn(answer_session_lists(state.clone(), lists));
     let consumer = env
         .bus
         .durable_consumer(StreamKind::Assessed, NAME, None)
@@ -91,6 +95,30 @@ async fn follow_loads(state: Arc<State>, mut loads: async_nats::Subscriber) {
             Err(error) => {
                 tracing::warn!(%error, subject = %message.subject, "ignoring bad load report")
             }
+        }
+    }
+}
+
+/// Answers each client's `session.list` request with its open sessions (the server lets a
+/// client ask only under its own name).
+async fn answer_session_lists(state: Arc<State>, mut asks: async_nats::Subscriber) {
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        let message = tokio::select! {
+            Some(message) = asks.next() => message,
+            _ = shutdown.wait() => return,
+            else => return,
+        };
+        let (Ok(Subject::SessionList { client }), Some(reply)) =
+            (Subject::parse(&message.subject), message.reply.as_ref())
+        else {
+            continue;
+        };
+        let policy = &state.settings.scheduler;
+        let sessions = state.lock_capacity().sessions_of(&client, policy, now_ms());
+        let answer = Envelope::new("", now_ms(), SessionList { sessions });
+        if let Err(error) = state.bus.reply(reply, &answer).await {
+            tracing::warn!(%error, "cannot answer a session list");
         }
     }
 }
@@ -133,6 +161,23 @@ impl State {
             job.timeout_ms,
         );
         wanted.network = granted_network(&self.settings, job.network, level);
+        let session = job.interpreter.as_ref().and_then(|i| i.session.clone());
+        match session {
+            Some(SessionAction::Open) => {
+                if let Err(error) = self.may_open_session(job.trust, &request.client) {
+                    let result = ExecResult::rejected(&request.request_id, error);
+                    return settle(self.reporter.finish(&request, result).await, NAME);
+                }
+                // The session's CPU budget covers all its cells; the deadline stays per cell.
+                let level_limits = self.settings.limits.for_trust(job.trust);
+                wanted.cpu_time_ms = level_limits.session_cpu_time_ms;
+            }
+            Some(SessionAction::Cell(id) | SessionAction::Close(id)) => {
+                let outcome = self.to_session_host(&envelope, &request, &id, wanted).await;
+                return settle(outcome, NAME);
+            }
+            None => {}
+        }
         let job = Wanted {
             request_id: &request.request_id,
             client: &request.client,
@@ -147,6 +192,51 @@ impl State {
             self.lock_capacity().release(&request.request_id);
         }
         settle(outcome, NAME)
+    }
+
+    /// Whether `client` may open one more session at `trust`.
+    fn may_open_session(&self, trust: TrustLevel, client: &str) -> Result<(), ErrorInfo> {
+        let allowed = self.settings.limits.for_trust(trust).sessions_per_client as usize;
+        let policy = &self.settings.scheduler;
+        let open = self
+            .lock_capacity()
+            .sessions_of(client, policy, now_ms())
+            .len();
+        if open < allowed {
+            return Ok(());
+        }
+        Err(ErrorInfo::new(
+            ErrorCode::SessionLimit,
+            format!(
+                "client {client:?} has {open} sessions open; trust level {} allows {allowed} (close one with `cordon session close`)",
+                trust.as_str()
+            ),
+        ))
+    }
+
+    /// A cell of an open session goes to the host holding the session, whatever its load
+    /// (the session already holds its memory there); a host that is gone lost the session.
+    async fn to_session_host(
+        &self,
+        envelope: &Envelope<Assessed>,
+        request: &RequestRef,
+        session: &str,
+        limits: crate::protocol::scheduler::Limits,
+    ) -> Result<(), BusError> {
+        let host = host_of_session(session).unwrap_or_default().to_string();
+        let live = self
+            .lock_capacity()
+            .host_is_live(&host, &self.settings.scheduler, now_ms());
+        if live {
+            return self.dispatch(envelope, request, host, limits).await;
+        }
+        let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
+        result.error = Some(ErrorInfo::new(
+            ErrorCode::SessionLost,
+            format!("session {session} was lost with its host {host:?}, which no longer reports"),
+        ));
+        result.assessment = Some(envelope.body.assessment.clone());
+        self.reporter.finish(request, result).await
     }
 
     /// Holds the job until some host has room for it (and its client is within its fair

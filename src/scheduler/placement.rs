@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use crate::config::SchedulerSettings;
 use crate::protocol::scheduler::Limits;
-use crate::protocol::supervisor::HostLoad;
+use crate::protocol::supervisor::{HostLoad, OpenSession};
 
 /// A job the Scheduler has sent to a host and not yet seen in that host's report.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,9 +78,31 @@ impl Capacity {
                 let mut total = first.clone();
                 for (load, _) in live {
                     total.running.extend(load.running.iter().cloned());
+                    total.sessions.extend(load.sessions.iter().cloned());
                 }
                 Some(total)
             })
+            .collect()
+    }
+
+    /// Whether `host` has a live supervisor (one that reported within `host_stale_ms`).
+    pub fn host_is_live(&self, host: &str, policy: &SchedulerSettings, now_ms: u64) -> bool {
+        self.live_loads(now_ms, policy.host_stale_ms)
+            .iter()
+            .any(|load| load.host == host)
+    }
+
+    /// The sessions `client` holds open on all live hosts.
+    pub fn sessions_of(
+        &self,
+        client: &str,
+        policy: &SchedulerSettings,
+        now_ms: u64,
+    ) -> Vec<OpenSession> {
+        self.live_loads(now_ms, policy.host_stale_ms)
+            .into_iter()
+            .flat_map(|load| load.sessions)
+            .filter(|session| session.client == client)
             .collect()
     }
 
@@ -176,7 +198,10 @@ impl Capacity {
     fn free_on(&self, load: &HostLoad, policy: &SchedulerSettings) -> Free {
         let reserved = self.reservations.iter().filter(|r| r.host == load.host);
         let running_cpus: f64 = load.running.iter().map(|j| j.cpus).sum();
-        let running_memory: u64 = load.running.iter().map(|j| j.memory_bytes).sum();
+        // An open session holds its memory between cells too (its CPU only while a cell
+        // runs, when the cell is listed as a running job).
+        let running_memory: u64 = load.running.iter().map(|j| j.memory_bytes).sum::<u64>()
+            + load.sessions.iter().map(|s| s.memory_bytes).sum::<u64>();
         let reserved_cpus: f64 = reserved.clone().map(|r| r.cpus).sum();
         let reserved_memory: u64 = reserved.clone().map(|r| r.memory_bytes).sum();
         let jobs = load.running.len() as u32 + reserved.count() as u32;
@@ -260,6 +285,7 @@ mod tests {
                     client: "a".into(),
                 })
                 .collect(),
+            sessions: Vec::new(),
         }
     }
 

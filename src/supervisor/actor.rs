@@ -22,6 +22,8 @@ use tokio::sync::{mpsc, watch, Notify};
 use super::pool::{pool_classes, pool_room, Held};
 use super::reaper::{reap_orphans, remove_own};
 use super::result::result_of_run;
+use super::runner::cell_frame;
+use super::sessions::Sessions;
 use super::uids::{check_range, range_of, UidRange};
 use super::{run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use super::{WarmContainer, WarmPool};
@@ -35,6 +37,7 @@ use crate::job_limits::clamped_to_ceiling;
 use crate::owner::{Instance, Liveness};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation, ViolationKind};
+use crate::protocol::interpreter::{CellInput, NetworkDenial};
 use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::scheduler::Network;
 use crate::protocol::scheduler::Scheduled;
@@ -45,11 +48,16 @@ use crate::protocol::{decode, Envelope, Subject};
 use crate::proxy::control::Attempt;
 use crate::proxy::{Egress, Lease};
 
+mod cells;
+use cells::run_once_interpreted;
+
 const NAME: &str = Role::Supervisor.name();
 /// How often a supervisor looks for sandboxes whose owner died since it started.
 const ORPHAN_SWEEP: Duration = Duration::from_secs(5);
 /// How long to wait for the monitor's last sample after a sandbox ends.
 const LAST_SAMPLE_WAIT: Duration = Duration::from_millis(500);
+/// Refused connections listed in a result (every one is in the audit log).
+const MAX_DENIALS_LISTED: usize = 32;
 
 crate::actor::task_actor!(
     /// The ContainerSupervisor as an actix actor: its life is the pull loop below.
@@ -84,6 +92,9 @@ struct State {
     instance: Instance,
     /// Where each sandbox's own uid comes from (`None`: a fixed user).
     uids: Option<UidRange>,
+    /// The sessions this instance holds.
+    sessions: Sessions,
+    shutdown: crate::shutdown::Shutdown,
 }
 
 async fn run(env: ActorEnv) -> Result<(), ActorError> {
@@ -131,6 +142,8 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         ),
         instance,
         uids,
+        sessions: Sessions::default(),
+        shutdown: env.shutdown.clone(),
     });
     let kills = env
         .bus
@@ -263,8 +276,15 @@ async fn route_kills(
             .lock_running()
             .get(&envelope.request_id)
             .map(|r| r.kill.clone());
-        if let Some(kill) = kill {
-            let _ = kill.try_send(envelope.body.violation);
+        match kill {
+            Some(kill) => {
+                let _ = kill.try_send(envelope.body.violation);
+            }
+            None => {
+                state
+                    .sessions
+                    .kill(&envelope.request_id, envelope.body.violation);
+            }
         }
     }
 }
@@ -320,10 +340,11 @@ impl State {
                     client: r.client.clone(),
                 })
                 .collect(),
+            sessions: self.sessions.listed(),
         }
     }
 
-    async fn handle(&self, message: Incoming) -> Disposition {
+    async fn handle(self: &Arc<Self>, message: Incoming) -> Disposition {
         fail::fail_point!("supervisor::handle");
         let (mut envelope, request) = match self.reporter.receive::<Scheduled>(&message).await {
             Ok(opened) => opened,
@@ -343,6 +364,18 @@ impl State {
             Ok(spec) => spec,
             Err(result) => return settle(self.reporter.finish(&request, *result).await, NAME),
         };
+        let session = envelope
+            .body
+            .job
+            .interpreter
+            .as_ref()
+            .and_then(|i| i.session.clone());
+        if let Some(action) = session {
+            let outcome = self
+                .run_session_job(&request, envelope.body, spec, action)
+                .await;
+            return settle(outcome, NAME);
+        }
         // Taken before the job counts as held, so its own warm sandbox is not evicted.
         let warm = self.pool.as_ref().and_then(|pool| pool.take(&spec));
         self.lock_running()
@@ -402,14 +435,15 @@ impl State {
             job.limits.clone(),
             (events, container_seen),
         ));
-        let code = &job.job.code;
+        let program = (job.job.code.as_str(), job.job.interpreter.as_ref());
         let outcome = self
-            .run_program(request, (&spec, warm), code, kills, lifecycle)
+            .run_program(request, (&spec, warm), program, kills, lifecycle)
             .await;
         close_egress(lease).await;
-        if let Some(attempts) = attempts {
-            attempts.await.unwrap_or(Ok(()))?;
-        }
+        let denied = match attempts {
+            Some(attempts) => attempts.await.unwrap_or(Ok(Vec::new()))?,
+            None => Vec::new(),
+        };
         let forwarded = forwarder.await.unwrap_or(Ok(()));
         forwarded?;
         let result = match outcome {
@@ -420,6 +454,10 @@ impl State {
                 result_of_run(&request.request_id, outcome, usage, judged, room)
             }
             Err(error) => failed_result(&request.request_id, &error),
+        };
+        let result = ExecResult {
+            network_denied: denied,
+            ..result
         };
         if let Some(violation) = &result.violation {
             violations.report(violation.clone(), None).await?;
@@ -435,10 +473,16 @@ impl State {
         &self,
         request: &RequestRef,
         (spec, warm): (&SandboxSpec, Option<WarmContainer>),
-        code: &str,
+        (code, job_input): (&str, Option<&CellInput>),
         kills: mpsc::Receiver<Violation>,
         lifecycle: mpsc::Sender<Lifecycle>,
     ) -> Result<SandboxOutcome, SandboxError> {
+        if let Some(input) = &job_input {
+            let frame = cell_frame(code, input, self.output_caps());
+            let limits = self.cell_limits(&spec.limits);
+            return run_once_interpreted(&self.docker, spec, (frame, limits), kills, lifecycle)
+                .await;
+        }
         lose_warm_sandbox_when_testing(&self.docker, warm.as_ref()).await;
         let first =
             run_sandbox_warm(&self.docker, warm, spec, code, kills, lifecycle.clone()).await;
@@ -535,6 +579,7 @@ impl State {
             fsize_bytes: self.settings.caps.fsize_bytes,
             egress: None,
             record_fs_changes: self.settings.sandbox.record_fs_changes,
+            interpreter: job.job.interpreter.is_some(),
         })
     }
 }
@@ -604,11 +649,18 @@ async fn forward_attempts(
     audit: ViolationReporter,
     tag: String,
     mut attempts: mpsc::Receiver<Attempt>,
-) -> Result<(), BusError> {
+) -> Result<Vec<NetworkDenial>, BusError> {
     let mut number = 0u32;
+    let mut denied = Vec::new();
     while let Some(attempt) = attempts.recv().await {
         number += 1;
         let distinct = format!("{tag}-{number}");
+        if !attempt.allowed && denied.len() < MAX_DENIALS_LISTED {
+            denied.push(NetworkDenial {
+                host: attempt.host.clone(),
+                reason: attempt.reason.clone(),
+            });
+        }
         let denial = (!attempt.allowed).then(|| Violation {
             kind: ViolationKind::Network,
             detail: format!(
@@ -634,7 +686,7 @@ async fn forward_attempts(
             audit.report(violation, Some(&distinct)).await?;
         }
     }
-    Ok(())
+    Ok(denied)
 }
 
 /// Revokes the grant and removes the request's network (after the sandbox is gone).

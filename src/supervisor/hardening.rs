@@ -116,7 +116,10 @@ pub fn with_own_uid(spec: &SandboxSpec) -> Result<(SandboxSpec, Option<UidLease>
 pub fn container_config(spec: &SandboxSpec) -> ContainerCreateBody {
     crate::docker::with_attached_stdio(ContainerCreateBody {
         image: Some(spec.image.clone()),
-        cmd: Some(COMMAND.iter().map(|s| s.to_string()).collect()),
+        cmd: Some(match spec.interpreter {
+            true => super::runner::runner_command(),
+            false => COMMAND.iter().map(|s| s.to_string()).collect(),
+        }),
         entrypoint: Some(Vec::new()),
         user: Some(spec.user.clone()),
         working_dir: Some(spec.workdir.clone()),
@@ -341,6 +344,7 @@ mod tests {
             fsize_bytes: 1 << 20,
             egress: None,
             record_fs_changes: true,
+            interpreter: false,
         }
     }
 

@@ -60,6 +60,12 @@ impl SandboxInit {
         send_signal(self.pidfd.get_ref(), libc::SIGKILL)
     }
 
+    /// SIGINTs the init, which passes it on to the program it started (Docker's init does):
+    /// an interpreter runner turns it into KeyboardInterrupt in the running cell.
+    pub fn interrupt(&self) -> io::Result<()> {
+        send_signal(self.pidfd.get_ref(), libc::SIGINT)
+    }
+
     /// Resolves once the init has exited (and with it everything else in the sandbox).
     pub async fn exited(&self) {
         if self.pidfd.readable().await.is_err() {

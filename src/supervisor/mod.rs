@@ -14,18 +14,24 @@
 //! - `reaper`: `force_remove`, `reap_orphans` (owners provably gone) and `remove_own`.
 //! - `pool`: warm sandboxes made ahead of their jobs, one job each.
 //! - `uids`: a uid of its own for every sandbox, held while its container exists.
+//! - `runner` (+ `runner.py`): the interpreter runner and its wire format (pure).
+//! - `interpreter`: a sandbox running the runner, fed cells one at a time.
+//! - `sessions`: the sessions this host holds, each a task owning one such sandbox.
 
 pub(crate) mod actor;
 pub mod changes;
 mod guard;
 pub mod hardening;
 mod init_process;
+pub(crate) mod interpreter;
 pub(crate) mod output;
 pub mod pool;
 pub mod reaper;
 pub(crate) mod result;
+pub(crate) mod runner;
 pub(crate) mod sandbox;
 pub(crate) mod seccomp;
+pub(crate) mod sessions;
 pub(crate) mod spec;
 pub mod uids;
 mod watch;

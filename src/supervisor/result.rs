@@ -7,7 +7,11 @@ use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Usage};
 use crate::protocol::monitor::UsageSample;
 use crate::protocol::scheduler::Limits;
 
+use sha2::Digest;
+
+use super::runner::RunnerFile;
 use super::spec::SandboxOutcome;
+use crate::protocol::interpreter::{OutputFile, SkippedFile};
 
 /// The result of a job that ran (or was killed) in a sandbox. Each output stream's text
 /// is at most `text_room` bytes (the bus's message size, shared by both, less a margin):
@@ -30,9 +34,15 @@ pub fn result_of_run(
         .as_ref()
         .map(|what| ErrorInfo::new(ErrorCode::SandboxLost, what.clone()));
     let usage = usage.unwrap_or_default();
-    let each = text_room / 2;
+    // With files to return, the streams take at most a quarter of the room each.
+    let each = match outcome.files.is_empty() {
+        true => text_room / 2,
+        false => text_room / 4,
+    };
     let (stdout, stdout_cut) = text_within(&outcome.stdout, each);
     let (stderr, stderr_cut) = text_within(&outcome.stderr, each);
+    let files_room = text_room.saturating_sub(stdout.len() + stderr.len());
+    let (files, files_skipped) = files_within(outcome.files, outcome.files_skipped, files_room);
     ExecResult {
         request_id: request_id.to_string(),
         status,
@@ -52,7 +62,48 @@ pub fn result_of_run(
         }),
         audit: None,
         error,
+        session: None,
+        files,
+        files_skipped,
+        network_denied: Vec::new(),
     }
+}
+
+/// The files an interpreter run returned, with their hashes, as many as fit in `room`
+/// bytes in the order they came; the rest are listed as skipped.
+fn files_within(
+    files: Vec<RunnerFile>,
+    mut skipped: Vec<SkippedFile>,
+    mut room: usize,
+) -> (Vec<OutputFile>, Vec<SkippedFile>) {
+    let mut kept = Vec::new();
+    for file in files {
+        let Some(content) = file.content() else {
+            skipped.push(SkippedFile {
+                name: file.name,
+                reason: "the runner sent it in a form that does not decode".into(),
+            });
+            continue;
+        };
+        // Each file costs its bytes plus its name, type and hash in the message.
+        let cost = content.len() + file.name.len() + file.media_type.len() + 128;
+        if cost > room {
+            skipped.push(SkippedFile {
+                name: file.name,
+                reason: "no room left in the result message (the bus's largest message)".into(),
+            });
+            continue;
+        }
+        room -= cost;
+        kept.push(OutputFile {
+            sha256: hex::encode(sha2::Sha256::digest(&content)),
+            bytes: content.len() as u64,
+            name: file.name,
+            media_type: file.media_type,
+            content: content.into(),
+        });
+    }
+    (kept, skipped)
 }
 
 /// `bytes` as text (invalid UTF-8 replaced), cut to at most `room` bytes on a character
@@ -84,6 +135,8 @@ mod tests {
             warm: false,
             lost: None,
             code_delivered: true,
+            files: Vec::new(),
+            files_skipped: Vec::new(),
         }
     }
 

@@ -44,10 +44,23 @@ pub async fn run_sandbox(
     mut kills: Receiver<Violation>,
     lifecycle: Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
+    let (container_id, guard) = create_guarded(docker, spec, &lifecycle).await?;
+    let ran = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
+    let record = spec.record_fs_changes;
+    remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
+}
+
+/// Checks the limits, takes the sandbox's uid and creates its container under a
+/// `RemovalGuard` (reporting `Created`); returns the container id and the armed guard.
+pub(super) async fn create_guarded(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    lifecycle: &Sender<Lifecycle>,
+) -> Result<(String, RemovalGuard), SandboxError> {
     validate_limits(spec)?;
     let name = container_name(&spec.request_id);
     let (own, uid) = with_own_uid(spec)?;
-    let mut guard = RemovalGuard::new(docker, &name, &lifecycle);
+    let mut guard = RemovalGuard::new(docker, &name, lifecycle);
     guard.hold(uid);
     let container_id = match create(docker, &spec.image, &name, container_config(&own)).await {
         Ok(id) => id,
@@ -60,10 +73,8 @@ pub async fn run_sandbox(
     };
     guard.created(&container_id);
     let image_id = image_id_of(docker, &container_id).await;
-    emit(&lifecycle, created_event(spec, &container_id, image_id)).await;
-    let ran = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
-    let record = spec.record_fs_changes;
-    remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
+    emit(lifecycle, created_event(spec, &container_id, image_id)).await;
+    Ok((container_id, guard))
 }
 
 /// Runs `code` in `warm` (a sandbox of the pool, made for this spec's shape), or in a
@@ -112,7 +123,7 @@ pub async fn run_sandbox_warm(
 /// and turns the outcome into an error.
 async fn remove_after_run(
     docker: &Docker,
-    mut guard: RemovalGuard,
+    guard: RemovalGuard,
     (container_id, record_changes): (String, bool),
     ran: Result<Ran, SandboxError>,
     lifecycle: &Sender<Lifecycle>,
@@ -121,6 +132,28 @@ async fn remove_after_run(
         Ok(Ran { outcome, layers }) => (Ok(outcome), Layers::Inspected(layers)),
         Err(e) => (Err(e), Layers::NotInspected),
     };
+    let removed = remove_reported(
+        docker,
+        guard,
+        (container_id, record_changes),
+        layers,
+        lifecycle,
+    );
+    match removed.await {
+        Ok(()) => outcome,
+        Err(error) => outcome.and(Err(error)),
+    }
+}
+
+/// Reads the container's filesystem changes (when `record_changes`), removes it, disarms
+/// its guard and reports `Removed`; a failed removal leaves the guard armed.
+pub(super) async fn remove_reported(
+    docker: &Docker,
+    mut guard: RemovalGuard,
+    (container_id, record_changes): (String, bool),
+    layers: Layers,
+    lifecycle: &Sender<Lifecycle>,
+) -> Result<(), SandboxError> {
     let changes = match record_changes {
         true => Some(read_changes(docker, &container_id, layers).await),
         false => None,
@@ -133,16 +166,16 @@ async fn remove_after_run(
                 changes,
             };
             emit(lifecycle, removed).await;
-            outcome
+            Ok(())
         }
-        Err(source) => outcome.and(Err(SandboxError::Remove {
+        Err(source) => Err(SandboxError::Remove {
             container: container_id,
             source,
-        })),
+        }),
     }
 }
 
-async fn emit(lifecycle: &Sender<Lifecycle>, event: Lifecycle) {
+pub(super) async fn emit(lifecycle: &Sender<Lifecycle>, event: Lifecycle) {
     if let Err(tokio::sync::mpsc::error::SendTimeoutError::Timeout(event)) =
         lifecycle.send_timeout(event, EMIT_WAIT).await
     {
@@ -150,7 +183,7 @@ async fn emit(lifecycle: &Sender<Lifecycle>, event: Lifecycle) {
     }
 }
 
-fn created_event(spec: &SandboxSpec, container_id: &str, image_id: String) -> Lifecycle {
+pub(super) fn created_event(spec: &SandboxSpec, container_id: &str, image_id: String) -> Lifecycle {
     Lifecycle::Created {
         container_id: container_id.to_string(),
         image: spec.image.clone(),
@@ -266,7 +299,7 @@ async fn watch_to_end(
 /// limit (cgroup v1: capped at it; v2: charged by the kernel), or it does not run. A
 /// sandbox that has already stopped has no cgroup left to charge: it runs no code, and the
 /// watch reports it lost.
-async fn charge_socket_buffers(
+pub(super) async fn charge_socket_buffers(
     docker: &Docker,
     container_id: &str,
     spec: &SandboxSpec,
@@ -304,7 +337,7 @@ pub(super) async fn attach(
 /// Makes sure the container has stopped (killing it if the watch gave up on it), then
 /// reads its exit code, whether the kernel OOM-killed something in it, and (from the same
 /// inspection) its overlay directories. Waits out an engine that is restarting.
-async fn settle(
+pub(super) async fn settle(
     docker: &Docker,
     container_id: &str,
 ) -> Result<(Ended, Option<OverlayLayers>), SandboxError> {
@@ -385,7 +418,7 @@ async fn inspect_patiently(
     }
 }
 
-async fn inspect(
+pub(super) async fn inspect(
     docker: &Docker,
     container_id: &str,
 ) -> Result<ContainerInspectResponse, SandboxError> {

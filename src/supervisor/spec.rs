@@ -33,6 +33,8 @@ pub struct SandboxSpec {
     pub egress: Option<SandboxEgress>,
     /// Read `docker diff` before removal, for the audit log (`sandbox.record_fs_changes`).
     pub record_fs_changes: bool,
+    /// Run cordon's interpreter runner (cells, files, stdin) instead of `python3 -`.
+    pub interpreter: bool,
 }
 
 /// Where an allowlist sandbox is attached and which proxy its environment names.
@@ -99,4 +101,8 @@ pub struct SandboxOutcome {
     /// Whether the whole program reached the sandbox before it ended. A sandbox lost before
     /// that never ran the program, and its job may run again.
     pub code_delivered: bool,
+    /// What an interpreter run returned: files under `./outputs/` and figures (always
+    /// empty for a plain program), and those left out over a cap.
+    pub files: Vec<super::runner::RunnerFile>,
+    pub files_skipped: Vec<crate::protocol::interpreter::SkippedFile>,
 }

@@ -243,6 +243,8 @@ impl<'a> Watch<'a> {
             warm: false,
             lost,
             code_delivered: delivered(self.fed_at, finished_at),
+            files: Vec::new(),
+            files_skipped: Vec::new(),
         }
     }
 
@@ -286,7 +288,7 @@ fn delivered(fed_at: Option<SystemTime>, finished_at: Option<SystemTime>) -> boo
 /// A sandbox cordon did not kill that died of SIGKILL or SIGTERM (its init's exit code is
 /// 128 + the signal): an operator, the Docker engine or the kernel's OOM killer outside the
 /// limit ended it. A program that exits with 137 or 143 of its own accord reads the same.
-fn killed_from_outside(exit_code: Option<i64>) -> Option<String> {
+pub(super) fn killed_from_outside(exit_code: Option<i64>) -> Option<String> {
     let signal = match exit_code? {
         137 => "SIGKILL",
         143 => "SIGTERM",
@@ -308,7 +310,7 @@ fn deadline_after(started: Instant, timeout: Duration) -> Instant {
         .unwrap_or_else(|| started + Duration::from_secs(365 * 24 * 3600))
 }
 
-fn violation(kind: ViolationKind, detail: String) -> Violation {
+pub(super) fn violation(kind: ViolationKind, detail: String) -> Violation {
     Violation { kind, detail }
 }
 
@@ -366,7 +368,7 @@ async fn init_exited(init: Option<Arc<SandboxInit>>) {
     }
 }
 
-async fn sleep_until_or_never(at: Option<Instant>) {
+pub(super) async fn sleep_until_or_never(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,

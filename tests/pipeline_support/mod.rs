@@ -329,6 +329,7 @@ pub fn request(code: &str, trust: &str) -> ExecRequest {
         client: Some("tests".into()),
         network: None,
         image: None,
+        ..Default::default()
     }
 }
 

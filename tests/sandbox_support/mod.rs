@@ -92,6 +92,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         fsize_bytes: 64 * MIB,
         egress: None,
         record_fs_changes: true,
+        interpreter: false,
     }
 }
 

@@ -65,6 +65,7 @@ fn template_for(
         fsize_bytes: settings.caps.fsize_bytes,
         egress: None,
         record_fs_changes: settings.sandbox.record_fs_changes,
+        interpreter: false,
     }
 }
 

@@ -23,6 +23,8 @@ pub struct Shape {
     fsize_bytes: u64,
     /// An allowlist sandbox is made on its own request's network, so none is ever warm.
     network: crate::protocol::scheduler::Network,
+    /// The interpreter runner or `python3 -`: a different command.
+    interpreter: bool,
 }
 
 impl Shape {
@@ -41,6 +43,7 @@ impl Shape {
             nofile: spec.nofile,
             fsize_bytes: spec.fsize_bytes,
             network: limits.network,
+            interpreter: spec.interpreter,
         }
     }
 
@@ -83,6 +86,7 @@ mod tests {
             fsize_bytes: 1 << 20,
             egress: None,
             record_fs_changes: true,
+            interpreter: false,
         }
     }
 

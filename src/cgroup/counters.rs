@@ -1,4 +1,4 @@
-//! Reads a container's counters straight from its cgroup files: CPU time, memory (and its
+//! Reads a container's counters (for the monitor's samples and the supervisor's per-cell usage) straight from its cgroup files: CPU time, memory (and its
 //! peak where the kernel keeps one) and pids, in microseconds per reading instead of the
 //! ~0.7 s Docker 20.10's stats API takes (it answers at its 1-second tick). Finds the
 //! files under cgroup v1 (`<controller>/docker/<id>`, or `system.slice/docker-<id>.scope`
@@ -10,7 +10,16 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::watch::RawSample;
+/// One reading of a container's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawSample {
+    /// CPU time used by all its processes since start, nanoseconds.
+    pub cpu_ns: u64,
+    pub memory_bytes: u64,
+    /// The kernel's own high-water mark, where the cgroup keeps one.
+    pub max_memory_bytes: u64,
+    pub pids: u64,
+}
 
 /// Longest file read (`cpu.stat` is the longest, a few hundred bytes).
 const MAX_FILE_BYTES: u64 = 4096;
@@ -37,7 +46,7 @@ impl CgroupFiles {
         if container_id.is_empty() || !container_id.chars().all(|c| c.is_ascii_hexdigit()) {
             return None;
         }
-        crate::cgroup::container_dirs(container_id)
+        super::container_dirs(container_id)
             .iter()
             .find_map(|rel| Self::v1_at(root, rel).or_else(|| Self::v2_at(root, rel)))
             .filter(|files| files.read().is_some())

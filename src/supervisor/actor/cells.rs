@@ -1,0 +1,284 @@
+//! The supervisor's interpreter jobs: a one-off run with files or stdin (a runner sandbox
+//! opened for one cell), and session jobs (open a session, run a cell in one, close one).
+//! A session is one task holding one sandbox (`sessions::serve`); its cells reach it from
+//! the pull loop through the registry, so cells of one session run one at a time.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bollard::Docker;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::{failed_result, forward_lifecycle, Running, State};
+use crate::bus::reporter::RequestRef;
+use crate::bus::BusError;
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation};
+use crate::protocol::interpreter::{session_id, SessionAction};
+use crate::protocol::monitor::UsageSample;
+use crate::protocol::scheduler::{Limits, Network, Scheduled};
+use crate::supervisor::interpreter::{CellLimits, CellOutcome, InterpreterSandbox};
+use crate::supervisor::result::result_of_run;
+use crate::supervisor::runner::{cell_frame, OutputCaps};
+use crate::supervisor::sessions::{serve, CellOrder, Lookup, SessionHandle, SessionTimes};
+use crate::supervisor::{Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
+
+/// Runs one cell in a runner sandbox opened for it, then removes the sandbox.
+pub(super) async fn run_once_interpreted(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    (frame, limits): (Vec<u8>, CellLimits),
+    mut kills: mpsc::Receiver<Violation>,
+    lifecycle: mpsc::Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    let mut sandbox = InterpreterSandbox::open(docker, spec, lifecycle).await?;
+    let outcome = sandbox.run_cell(frame, &limits, &mut kills).await;
+    let container_id = sandbox.container_id().to_string();
+    sandbox.close().await?;
+    Ok(sandbox_outcome(container_id, outcome))
+}
+
+/// A cell's outcome in the shape every run's result is built from.
+fn sandbox_outcome(container_id: String, cell: CellOutcome) -> SandboxOutcome {
+    SandboxOutcome {
+        container_id,
+        exit_code: cell.exit_code,
+        oom_killed: false,
+        stdout: cell.stdout,
+        stderr: cell.stderr,
+        stdout_truncated: cell.stdout_truncated,
+        stderr_truncated: cell.stderr_truncated,
+        violation: cell.violation,
+        wall_ms: cell.usage.wall_ms,
+        warm: false,
+        lost: cell.lost,
+        code_delivered: true,
+        files: cell.files,
+        files_skipped: cell.skipped,
+    }
+}
+
+impl State {
+    pub(super) fn output_caps(&self) -> OutputCaps {
+        OutputCaps {
+            max_files: self.settings.caps.max_output_files,
+            max_file_bytes: self.settings.caps.max_output_file_bytes,
+        }
+    }
+
+    pub(super) fn cell_limits(&self, limits: &Limits) -> CellLimits {
+        CellLimits {
+            timeout: Duration::from_millis(limits.timeout_ms),
+            grace: Duration::from_millis(self.settings.sessions.interrupt_grace_ms),
+            stdout_bytes: limits.stdout_bytes,
+            stderr_bytes: limits.stderr_bytes,
+            files: self.output_caps(),
+        }
+    }
+
+    /// Opens a session, runs a cell in one, or closes one; ends the request with its
+    /// result either way.
+    pub(super) async fn run_session_job(
+        self: &Arc<Self>,
+        request: &RequestRef,
+        job: Scheduled,
+        spec: SandboxSpec,
+        action: SessionAction,
+    ) -> Result<(), BusError> {
+        let handle = match &action {
+            SessionAction::Open => self.open_session(request, &job, spec).await,
+            SessionAction::Cell(id) | SessionAction::Close(id) => self.session_of(request, id),
+        };
+        let result = match handle {
+            Ok(handle) => {
+                let closing = matches!(action, SessionAction::Close(_));
+                self.run_cell_in(request, &job, &handle, closing).await?
+            }
+            Err(refused) => *refused,
+        };
+        let result = ExecResult {
+            assessment: result.assessment.or(Some(job.assessment)),
+            ..result
+        };
+        self.reporter.finish(request, result).await
+    }
+
+    /// The open session `id`, if it is this client's.
+    fn session_of(&self, request: &RequestRef, id: &str) -> Result<SessionHandle, Box<ExecResult>> {
+        let refused = |status, code, message: String| {
+            let mut result = ExecResult::without_run(&request.request_id, status);
+            result.error = Some(ErrorInfo::new(code, message));
+            Err(Box::new(result))
+        };
+        match self.sessions.find(id) {
+            Lookup::Open(handle) if handle.client == request.client => Ok(handle),
+            Lookup::Open(_) => refused(
+                Status::Rejected,
+                ErrorCode::UnknownSession,
+                format!("session {id} is not one of client {:?}'s sessions", request.client),
+            ),
+            Lookup::Ended { why, lost: true } => refused(
+                Status::Failed,
+                ErrorCode::SessionLost,
+                format!("session {id} was lost: {why}; its variables are gone (open a new one)"),
+            ),
+            Lookup::Ended { why, lost: false } => refused(
+                Status::Failed,
+                ErrorCode::SessionClosed,
+                format!("session {id} has ended: {why}"),
+            ),
+            Lookup::Unknown => refused(
+                Status::Failed,
+                ErrorCode::SessionLost,
+                format!(
+                    "host {} holds no session {id}: it was lost with the supervisor that held it (or never existed)",
+                    self.host
+                ),
+            ),
+        }
+    }
+
+    /// Makes the session's sandbox and starts the task that serves it.
+    async fn open_session(
+        self: &Arc<Self>,
+        request: &RequestRef,
+        job: &Scheduled,
+        spec: SandboxSpec,
+    ) -> Result<SessionHandle, Box<ExecResult>> {
+        let rejected = |code, message: String| {
+            Box::new(ExecResult::rejected(
+                &request.request_id,
+                ErrorInfo::new(code, message),
+            ))
+        };
+        if job.limits.network != Network::None {
+            return Err(rejected(
+                ErrorCode::NetworkNotAllowed,
+                "sessions run without network (network \"none\"); run networked code as a one-off request".into(),
+            ));
+        }
+        let most = self.settings.sessions.max_per_host as usize;
+        if self.sessions.count() >= most {
+            return Err(rejected(
+                ErrorCode::SessionLimit,
+                format!(
+                    "host {} holds its most sessions ({most}); close one or try later",
+                    self.host
+                ),
+            ));
+        }
+        let (lifecycle, events) = mpsc::channel(8);
+        let (container_seen, container) = watch::channel(String::new());
+        tokio::spawn(forward_lifecycle(
+            self.reporter.clone(),
+            self.bus.clone(),
+            self.host.clone(),
+            request.clone(),
+            job.limits.clone(),
+            (events, container_seen),
+        ));
+        let sandbox = match InterpreterSandbox::open(&self.docker, &spec, lifecycle).await {
+            Ok(sandbox) => sandbox,
+            Err(error) => return Err(Box::new(failed_result(&request.request_id, &error))),
+        };
+        let random = format!("{:020x}", ulid::Ulid::new().random());
+        let id = session_id(&random, &self.host);
+        let inbox = self.sessions.register(
+            &id,
+            (&request.client, &request.request_id),
+            sandbox.container_id(),
+            spec.limits.memory_bytes,
+        );
+        let handle = match self.sessions.find(&id) {
+            Lookup::Open(handle) => handle,
+            _ => unreachable!("a session is open from its registration"),
+        };
+        let level = self.settings.limits.for_trust(job.job.trust);
+        let asked_idle = job.job.interpreter.as_ref().and_then(|i| i.idle_secs);
+        let idle_secs = asked_idle.map_or(level.session_idle_secs, |asked| {
+            asked.min(level.session_idle_secs)
+        });
+        let times = SessionTimes {
+            idle: Duration::from_secs(idle_secs),
+            lifetime: Duration::from_secs(level.session_lifetime_secs),
+            between_cells: self.cell_limits(&job.limits),
+        };
+        let violations = self.violations(request, container);
+        let state = self.clone();
+        tokio::spawn(async move {
+            let mut sandbox = sandbox;
+            let end = serve(&id, &mut sandbox, inbox, times, state.shutdown.clone()).await;
+            tracing::info!(session = %id, why = %end.why, "session ended");
+            if let Some(violation) = end.violation {
+                if let Err(error) = violations.report(violation, Some("session")).await {
+                    tracing::warn!(%error, "cannot report a session's violation");
+                }
+            }
+            state.sessions.forget(&id, &end.why, end.lost);
+            state.jobs_changed();
+            if let Err(error) = sandbox.close().await {
+                tracing::warn!(session = %id, %error, "cannot remove a session's sandbox; its guard will");
+            }
+        });
+        self.jobs_changed();
+        Ok(handle)
+    }
+
+    /// Sends one cell to its session and turns what came back into the request's result.
+    async fn run_cell_in(
+        &self,
+        request: &RequestRef,
+        job: &Scheduled,
+        handle: &SessionHandle,
+        closing: bool,
+    ) -> Result<ExecResult, BusError> {
+        let code = job.job.code.as_str();
+        let input = job.job.interpreter.clone().unwrap_or_default();
+        let (reply, answer) = oneshot::channel();
+        let order = CellOrder {
+            frame: cell_frame(code, &input, self.output_caps()),
+            limits: self.cell_limits(&job.limits),
+            close_after: closing,
+            has_code: !code.trim().is_empty(),
+            reply,
+        };
+        let (kill, _) = mpsc::channel(1);
+        let running = Running {
+            cpus: job.limits.cpus,
+            memory_bytes: 0,
+            client: request.client.clone(),
+            kill,
+        };
+        self.lock_running()
+            .insert(request.request_id.clone(), running);
+        self.jobs_changed();
+        let answered = match handle.send(order).await {
+            Some(()) => answer.await.ok(),
+            None => None,
+        };
+        self.lock_running().remove(&request.request_id);
+        self.jobs_changed();
+        let Some((outcome, info)) = answered else {
+            let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
+            let why = format!("session {} ended before this cell ran", handle.id);
+            result.error = Some(ErrorInfo::new(ErrorCode::SessionLost, why));
+            return Ok(result);
+        };
+        let usage = UsageSample {
+            cpu_ms: outcome.usage.cpu_ms,
+            peak_memory_bytes: outcome.usage.peak_memory_bytes,
+            peak_pids: outcome.usage.peak_pids,
+            ..UsageSample::default()
+        };
+        let ran = sandbox_outcome(String::new(), outcome);
+        let room = self.bus.content_room();
+        let judged = (job.assessment.clone(), job.limits.clone());
+        let mut result = result_of_run(&request.request_id, ran, Some(usage), judged, room);
+        result.session = Some(info);
+        if let Some(violation) = &result.violation {
+            self.violations(request, watch::channel(handle.container_id.clone()).1)
+                .report(violation.clone(), None)
+                .await?;
+        }
+        Ok(result)
+    }
+}

@@ -1,0 +1,511 @@
+//! `InterpreterSandbox`: one sandbox running cordon's interpreter runner (`runner.py`),
+//! which keeps one namespace across cells. It is made like any sandbox (same hardening,
+//! limits, own uid and removal guarantees) and then fed cells one at a time; each cell
+//! comes back with its output, files and end, under its own deadline (interrupted first,
+//! killed after a grace) and output caps. Sessions hold one for many cells; a one-off run
+//! with files or stdin opens one, runs one cell and closes it.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bollard::container::LogOutput;
+use bollard::Docker;
+use futures::{Stream, StreamExt};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc::{self, Receiver, Sender};
+
+use super::changes::Layers;
+use super::guard::RemovalGuard;
+use super::init_process::SandboxInit;
+use super::output::CappedOutput;
+use super::runner::{CellEnd, FrameDecoder, OutputCaps, RunnerFile, RunnerFrame};
+use super::sandbox::{
+    attach, charge_socket_buffers, create_guarded, emit, remove_reported, settle, start,
+};
+use super::spec::{Lifecycle, SandboxSpec};
+use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation};
+use super::SandboxError;
+use crate::cgroup::counters::CgroupFiles;
+use crate::protocol::exec::{Usage, Violation, ViolationKind};
+use crate::protocol::interpreter::SkippedFile;
+
+/// How long a killed sandbox may take to stop before a cell stops waiting for it.
+const KILL_GRACE: Duration = Duration::from_secs(5);
+/// Frames buffered between the sandbox's output and the cell reading them.
+const FRAME_QUEUE: usize = 64;
+
+/// A frame from the runner, or why its stream broke.
+type Incoming = Result<RunnerFrame, String>;
+
+/// What one cell runs under.
+#[derive(Debug, Clone, Copy)]
+pub struct CellLimits {
+    pub timeout: Duration,
+    /// How long an interrupted cell has to stop before the sandbox is killed.
+    pub grace: Duration,
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+    pub files: OutputCaps,
+}
+
+/// How one cell ended.
+#[derive(Debug, Default)]
+pub struct CellOutcome {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// The cell's own (`sys.exit(n)`: n; an uncaught exception: 1), or the sandbox's when
+    /// the program ended the interpreter.
+    pub exit_code: Option<i64>,
+    pub files: Vec<RunnerFile>,
+    pub skipped: Vec<SkippedFile>,
+    pub violation: Option<Violation>,
+    /// Set when the sandbox is gone after this cell (killed, or ended by the program):
+    /// why. The session it held is over.
+    pub ended: Option<String>,
+    /// Set when it ended for a reason cordon did not cause (see `SandboxOutcome::lost`).
+    pub lost: Option<String>,
+    pub usage: Usage,
+}
+
+pub struct InterpreterSandbox {
+    docker: Docker,
+    container_id: String,
+    input: Pin<Box<dyn AsyncWrite + Send>>,
+    frames: Receiver<Incoming>,
+    init: Option<Arc<SandboxInit>>,
+    counters: Option<CgroupFiles>,
+    guard: Option<RemovalGuard>,
+    lifecycle: Sender<Lifecycle>,
+    record_changes: bool,
+    memory_bytes: u64,
+    /// Output that arrived between cells (a thread or child still printing): the next
+    /// cell's, in front of its own.
+    carried: Vec<(bool, Vec<u8>)>,
+}
+
+impl InterpreterSandbox {
+    /// Creates, attaches and starts a runner sandbox for `spec` (whose `interpreter` is
+    /// set). The container is removed if anything fails.
+    pub async fn open(
+        docker: &Docker,
+        spec: &SandboxSpec,
+        lifecycle: Sender<Lifecycle>,
+    ) -> Result<InterpreterSandbox, SandboxError> {
+        let (container_id, guard) = create_guarded(docker, spec, &lifecycle).await?;
+        let streams = attach(docker, &container_id).await?;
+        start(docker, &container_id).await?;
+        let started = Lifecycle::Started {
+            container_id: container_id.clone(),
+        };
+        emit(&lifecycle, started).await;
+        charge_socket_buffers(docker, &container_id, spec).await?;
+        let init = SandboxInit::find(docker, &container_id).await.map(Arc::new);
+        let root = std::path::Path::new(crate::cgroup::CGROUP_ROOT);
+        let (frames_in, frames) = mpsc::channel(FRAME_QUEUE);
+        tokio::spawn(pump(streams.output, frames_in));
+        Ok(InterpreterSandbox {
+            docker: docker.clone(),
+            counters: CgroupFiles::locate(root, &container_id),
+            container_id,
+            input: streams.input,
+            frames,
+            init,
+            guard: Some(guard),
+            lifecycle,
+            record_changes: spec.record_fs_changes,
+            memory_bytes: spec.limits.memory_bytes,
+            carried: Vec::new(),
+        })
+    }
+
+    pub fn container_id(&self) -> &str {
+        &self.container_id
+    }
+
+    /// Runs one cell (`frame`, from `runner::cell_frame`) to its end. Kill orders on
+    /// `kills` end it (and the sandbox) with their violation.
+    pub async fn run_cell(
+        &mut self,
+        frame: Vec<u8>,
+        limits: &CellLimits,
+        kills: &mut Receiver<Violation>,
+    ) -> CellOutcome {
+        let started = Instant::now();
+        let cpu_before = self.read_counters().map(|c| c.cpu_ns).unwrap_or(0);
+        let mut cell = Cell::new(limits, std::mem::take(&mut self.carried));
+        let input = &mut self.input;
+        let write =
+            async move { input.write_all(&frame).await.is_ok() && input.flush().await.is_ok() };
+        let deadline = tokio::time::sleep(limits.timeout);
+        tokio::pin!(write, deadline);
+        let (mut writing, mut orders_open) = (true, true);
+        let mut stream_open = true;
+        while cell.end.is_none() && stream_open {
+            tokio::select! {
+                written = &mut write, if writing => {
+                    writing = false;
+                    if !written {
+                        tracing::debug!(container = %self.container_id, "runner stdin closed");
+                    }
+                }
+                frame = self.frames.recv() => match frame {
+                    Some(Ok(frame)) => {
+                        if let Some(violation) = cell.on_frame(frame, limits) {
+                            cell.kill_for(violation, &self.docker, &self.container_id, &self.init);
+                        }
+                    }
+                    Some(Err(why)) => {
+                        cell.broken = Some(why);
+                        cell.kill_quietly(&self.docker, &self.container_id, &self.init);
+                    }
+                    None => stream_open = false,
+                },
+                () = &mut deadline, if cell.interrupted_at.is_none() && cell.violation.is_none() => {
+                    cell.interrupt(&self.docker, &self.container_id, &self.init).await;
+                }
+                () = sleep_until_or_never(cell.interrupt_gives_up_at(limits)) => {
+                    let detail = format!(
+                        "ran past its deadline of {} ms and did not stop within {} ms of being interrupted",
+                        limits.timeout.as_millis(), limits.grace.as_millis()
+                    );
+                    cell.kill_for(violation(ViolationKind::Timeout, detail), &self.docker, &self.container_id, &self.init);
+                }
+                order = kills.recv(), if orders_open => match order {
+                    Some(violation) => cell.kill_for(violation, &self.docker, &self.container_id, &self.init),
+                    None => orders_open = false,
+                },
+                () = sleep_until_or_never(cell.killed_at.map(|at| at + KILL_GRACE)) => break,
+            }
+        }
+        let mut outcome = cell.into_outcome(limits);
+        if outcome.ended.is_some() || !stream_open {
+            self.settle_ended(&mut outcome).await;
+        }
+        outcome.usage = self.usage_since(started, cpu_before);
+        outcome
+    }
+
+    /// Waits for output between cells, keeping it for the next cell; returns once the
+    /// sandbox has ended (why), which is the only thing that ends this wait. A flood
+    /// past the caps ends it too.
+    pub async fn watch_idle(&mut self, limits: &CellLimits) -> String {
+        let mut kept = [0u64, 0u64];
+        loop {
+            match self.frames.recv().await {
+                Some(Ok(RunnerFrame::Stdout(bytes))) => kept[0] += self.carry(false, bytes),
+                Some(Ok(RunnerFrame::Stderr(bytes))) => kept[1] += self.carry(true, bytes),
+                Some(Ok(_)) => {}
+                Some(Err(why)) => {
+                    return self
+                        .end_now(format!("its runner's output broke: {why}"))
+                        .await
+                }
+                None => {
+                    let why =
+                        "the sandbox stopped between cells (ended or removed from outside cordon)";
+                    return self.end_now(why.to_string()).await;
+                }
+            }
+            if kept[0] > limits.stdout_bytes || kept[1] > limits.stderr_bytes {
+                return self
+                    .end_now("it printed past its output cap between cells".into())
+                    .await;
+            }
+        }
+    }
+
+    fn carry(&mut self, stderr: bool, bytes: Vec<u8>) -> u64 {
+        let size = bytes.len() as u64;
+        self.carried.push((stderr, bytes));
+        size
+    }
+
+    async fn end_now(&mut self, why: String) -> String {
+        self.kill_now().await;
+        why
+    }
+
+    /// Kills the sandbox (every process in it) without waiting.
+    pub async fn kill_now(&mut self) {
+        if self.init.as_ref().is_none_or(|init| init.kill().is_err()) {
+            kill(&self.docker, &self.container_id).await;
+        }
+    }
+
+    /// Stops the sandbox (killing what still runs) and removes it, reporting `Exited` and
+    /// `Removed`. Its guard removes it if this fails.
+    pub async fn close(mut self) -> Result<(), SandboxError> {
+        self.kill_now().await;
+        let (ended, layers) = match settle(&self.docker, &self.container_id).await {
+            Ok((ended, layers)) => (ended, Layers::Inspected(layers)),
+            Err(error) => {
+                tracing::warn!(%error, "cannot read how a session sandbox ended");
+                (Default::default(), Layers::NotInspected)
+            }
+        };
+        let exited = Lifecycle::Exited {
+            container_id: self.container_id.clone(),
+            exit_code: ended.exit_code,
+            oom_killed: ended.oom_killed,
+        };
+        emit(&self.lifecycle, exited).await;
+        let Some(guard) = self.guard.take() else {
+            return Ok(());
+        };
+        let target = (self.container_id.clone(), self.record_changes);
+        remove_reported(&self.docker, guard, target, layers, &self.lifecycle).await
+    }
+
+    /// After a cell during which the sandbox stopped: why, from the engine (out of memory,
+    /// killed from outside, or the program ending the interpreter itself).
+    async fn settle_ended(&mut self, outcome: &mut CellOutcome) {
+        self.kill_now().await;
+        let ended = settle(&self.docker, &self.container_id).await.ok();
+        let (exit_code, oom, lost) = match &ended {
+            Some((ended, _)) => (ended.exit_code, ended.oom_killed, ended.lost.clone()),
+            None => (
+                None,
+                false,
+                Some("the engine could not say how the sandbox ended".into()),
+            ),
+        };
+        if outcome.violation.is_none() {
+            if oom {
+                let detail = format!(
+                    "ran out of memory at its limit of {} bytes and the kernel killed it",
+                    self.memory_bytes
+                );
+                outcome.violation = Some(violation(ViolationKind::Memory, detail));
+            } else {
+                outcome.lost = lost.or_else(|| killed_from_outside(exit_code));
+            }
+        }
+        if outcome.exit_code.is_none() {
+            outcome.exit_code = exit_code;
+        }
+        let why = match (&outcome.violation, &outcome.lost) {
+            (Some(v), _) => format!("ended by a {} violation", v.kind.as_str()),
+            (None, Some(lost)) => lost.clone(),
+            (None, None) => format!(
+                "the program ended the interpreter itself (exit code {})",
+                exit_code.map_or("unknown".to_string(), |c| c.to_string())
+            ),
+        };
+        outcome.ended = Some(why);
+    }
+
+    fn read_counters(&self) -> Option<crate::cgroup::counters::RawSample> {
+        self.counters.as_ref()?.read()
+    }
+
+    /// The cell's wall and CPU time; memory is the session's high-water mark so far, pids
+    /// those running at the cell's end.
+    fn usage_since(&self, started: Instant, cpu_before_ns: u64) -> Usage {
+        let now = self.read_counters().unwrap_or_default();
+        Usage {
+            wall_ms: started.elapsed().as_millis() as u64,
+            cpu_ms: now.cpu_ns.saturating_sub(cpu_before_ns) / 1_000_000,
+            peak_memory_bytes: now.max_memory_bytes.max(now.memory_bytes),
+            peak_pids: now.pids,
+        }
+    }
+}
+
+/// The state of one cell while it runs.
+struct Cell {
+    stdout: CappedOutput,
+    stderr: CappedOutput,
+    files: Vec<RunnerFile>,
+    skipped: Vec<SkippedFile>,
+    end: Option<CellEnd>,
+    violation: Option<Violation>,
+    interrupted_at: Option<Instant>,
+    killed_at: Option<Instant>,
+    broken: Option<String>,
+}
+
+impl Cell {
+    fn new(limits: &CellLimits, carried: Vec<(bool, Vec<u8>)>) -> Cell {
+        let mut cell = Cell {
+            stdout: CappedOutput::new(limits.stdout_bytes),
+            stderr: CappedOutput::new(limits.stderr_bytes),
+            files: Vec::new(),
+            skipped: Vec::new(),
+            end: None,
+            violation: None,
+            interrupted_at: None,
+            killed_at: None,
+            broken: None,
+        };
+        for (is_stderr, bytes) in carried {
+            match is_stderr {
+                true => cell.stderr.push(&bytes),
+                false => cell.stdout.push(&bytes),
+            };
+        }
+        cell
+    }
+
+    /// Takes one frame; a violation when output passed its cap.
+    fn on_frame(&mut self, frame: RunnerFrame, limits: &CellLimits) -> Option<Violation> {
+        let (buffer, name, bytes) = match frame {
+            RunnerFrame::Stdout(bytes) => (&mut self.stdout, "stdout", bytes),
+            RunnerFrame::Stderr(bytes) => (&mut self.stderr, "stderr", bytes),
+            RunnerFrame::File(file) => {
+                self.on_file(file, limits.files);
+                return None;
+            }
+            RunnerFrame::End(end) => {
+                self.end = Some(end);
+                return None;
+            }
+        };
+        buffer.push(&bytes).then(|| {
+            let detail = format!("{name} passed its cap of {} bytes", buffer.len());
+            violation(ViolationKind::Output, detail)
+        })
+    }
+
+    /// Keeps a returned file within the caps (the runner applies them too; this does
+    /// not rely on it).
+    fn on_file(&mut self, file: RunnerFile, caps: OutputCaps) {
+        let size = file.data.len() as u64 / 4 * 3;
+        let reason = if self.files.len() >= caps.max_files as usize {
+            Some("over the cap on files per request".to_string())
+        } else if size > caps.max_file_bytes + 3 {
+            Some(format!("over the cap of {} bytes", caps.max_file_bytes))
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => self.skipped.push(SkippedFile {
+                name: file.name,
+                reason,
+            }),
+            None => self.files.push(file),
+        }
+    }
+
+    /// SIGINT to the runner: KeyboardInterrupt in the cell.
+    async fn interrupt(
+        &mut self,
+        docker: &Docker,
+        container_id: &str,
+        init: &Option<Arc<SandboxInit>>,
+    ) {
+        self.interrupted_at = Some(Instant::now());
+        if init.as_ref().is_some_and(|init| init.interrupt().is_ok()) {
+            return;
+        }
+        let options = bollard::query_parameters::KillContainerOptions {
+            signal: "SIGINT".to_string(),
+        };
+        if let Err(error) = docker.kill_container(container_id, Some(options)).await {
+            tracing::warn!(container = container_id, %error, "cannot interrupt a cell");
+        }
+    }
+
+    fn interrupt_gives_up_at(&self, limits: &CellLimits) -> Option<Instant> {
+        match self.killed_at {
+            Some(_) => None,
+            None => self.interrupted_at.map(|at| at + limits.grace),
+        }
+    }
+
+    fn kill_for(
+        &mut self,
+        violation: Violation,
+        docker: &Docker,
+        container_id: &str,
+        init: &Option<Arc<SandboxInit>>,
+    ) {
+        if self.violation.is_some() || self.killed_at.is_some() {
+            return;
+        }
+        tracing::info!(
+            container = container_id,
+            kind = violation.kind.as_str(),
+            "killing session sandbox: {}",
+            violation.detail
+        );
+        self.violation = Some(violation);
+        self.kill_quietly(docker, container_id, init);
+    }
+
+    fn kill_quietly(
+        &mut self,
+        docker: &Docker,
+        container_id: &str,
+        init: &Option<Arc<SandboxInit>>,
+    ) {
+        self.killed_at.get_or_insert_with(Instant::now);
+        if init.as_ref().is_some_and(|init| init.kill().is_ok()) {
+            return;
+        }
+        let (docker, container_id) = (docker.clone(), container_id.to_string());
+        tokio::spawn(async move { kill(&docker, &container_id).await });
+    }
+
+    fn into_outcome(self, limits: &CellLimits) -> CellOutcome {
+        let interrupted = self.end.as_ref().is_some_and(|end| end.interrupted);
+        let mut violation = self.violation;
+        if violation.is_none() && interrupted && self.interrupted_at.is_some() {
+            let detail = format!(
+                "ran past its deadline of {} ms and was interrupted (KeyboardInterrupt); the session goes on",
+                limits.timeout.as_millis()
+            );
+            violation = Some(super::watch::violation(ViolationKind::Timeout, detail));
+        }
+        let ended = self.killed_at.map(|_| match &self.broken {
+            Some(why) => format!("its runner's output broke: {why}"),
+            None => "killed".to_string(),
+        });
+        let mut skipped = self.skipped;
+        if let Some(end) = &self.end {
+            skipped.extend(end.skipped.iter().cloned());
+        }
+        CellOutcome {
+            stdout_truncated: self.stdout.truncated(),
+            stderr_truncated: self.stderr.truncated(),
+            stdout: self.stdout.into_bytes(),
+            stderr: self.stderr.into_bytes(),
+            exit_code: self.end.as_ref().map(|end| end.exit_code),
+            files: self.files,
+            skipped,
+            violation,
+            lost: self.broken.clone(),
+            ended,
+            usage: Usage::default(),
+        }
+    }
+}
+
+/// Reads the sandbox's output into frames until it ends or stops being a runner's.
+async fn pump(
+    mut output: Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>,
+    frames: Sender<Incoming>,
+) {
+    let mut decoder = FrameDecoder::default();
+    while let Some(item) = output.next().await {
+        let decoded = match item {
+            Ok(LogOutput::StdOut { message }) => decoder.push(&message),
+            // The runner's own stderr: Python's message if it could not start.
+            Ok(LogOutput::StdErr { message }) => Ok(vec![RunnerFrame::Stderr(message.to_vec())]),
+            Ok(_) => Ok(Vec::new()),
+            Err(error) => Err(format!("the sandbox's output stream broke: {error}")),
+        };
+        let failed = decoded.is_err();
+        for frame in decoded.map_or_else(|why| vec![Err(why)], |f| f.into_iter().map(Ok).collect())
+        {
+            if frames.send(frame).await.is_err() {
+                return;
+            }
+        }
+        if failed {
+            return;
+        }
+    }
+}

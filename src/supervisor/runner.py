@@ -1,0 +1,285 @@
+# cordon's interpreter runner: runs cells of Python in one namespace inside a sandbox, for
+# sessions and for requests with files, stdin or output files. Started as
+# `python3 -I -u -c <this file>`; it only ever talks to the supervisor through the
+# container's stdin and stdout, and has no more rights than the program it runs.
+#
+# In (container stdin): frames of b"<decimal length>\n" + a JSON object
+#   {"code", "files": [{"path", "data" (base64)}], "stdin" (base64 or null),
+#    "max_files", "max_file_bytes"}
+# Out (container stdout, kept to the runner): frames of 1 type byte + 4-byte big-endian
+# length + payload: b"O" / b"E" the program's stdout / stderr bytes, b"F" one output file
+# (JSON {"name", "media_type", "data" (base64)}), b"D" the cell's end (JSON {"exit_code",
+# "interrupted", "skipped"}). The program's fds 1 and 2 are pipes the runner frames, so
+# nothing it or its children print can pass for a frame by accident. The runner's own
+# descriptors are reachable by the program (same process): what it reports about its own
+# cells is the program's word; every limit is enforced from outside the sandbox.
+
+import base64, builtins, io, json, mimetypes, os, select, signal, sys, threading, traceback, types
+
+OUTPUTS = "outputs"
+
+
+def private_copy(fd):
+    copy = os.dup(fd)
+    os.set_inheritable(copy, False)
+    return copy
+
+
+CONTROL_IN = private_copy(0)
+CONTROL_OUT = private_copy(1)
+SEND_LOCK = threading.Lock()
+
+
+def send(kind, payload):
+    frame = kind + len(payload).to_bytes(4, "big") + payload
+    with SEND_LOCK:
+        view = memoryview(frame)
+        while view:
+            view = view[os.write(CONTROL_OUT, view):]
+
+
+def send_json(kind, value):
+    send(kind, json.dumps(value).encode())
+
+
+class Forwarder(threading.Thread):
+    """Frames what arrives on one pipe (the program's fd 1 or 2) as it arrives."""
+
+    def __init__(self, kind, fd):
+        super().__init__(daemon=True)
+        self.kind, self.fd, self.mutex = kind, fd, threading.Lock()
+
+    def run(self):
+        while True:
+            select.select([self.fd], [], [])
+            with self.mutex:
+                data = os.read(self.fd, 65536)
+                if not data:
+                    return
+                send(self.kind, data)
+
+    def drain(self):
+        """Returns once everything written to the pipe so far has been framed."""
+        import fcntl, termios, time
+        pending = bytearray(4)
+        while True:
+            fcntl.ioctl(self.fd, termios.FIONREAD, pending)
+            if int.from_bytes(pending, sys.byteorder) == 0:
+                break
+            time.sleep(0.0005)
+        with self.mutex:
+            pass
+
+
+def program_pipe(target_fd, kind):
+    read_end, write_end = os.pipe()
+    os.set_inheritable(read_end, False)
+    os.dup2(write_end, target_fd)
+    os.close(write_end)
+    forwarder = Forwarder(kind, read_end)
+    forwarder.start()
+    return forwarder
+
+
+class Cells:
+    """The state that carries from one cell to the next."""
+
+    def __init__(self):
+        # The cells' module is `__main__`, so classes they define pickle as a script's do.
+        main_module = types.ModuleType("__main__")
+        main_module.__builtins__ = builtins
+        sys.modules["__main__"] = main_module
+        self.namespace = main_module.__dict__
+        self.in_cell = False
+        self.number = 0
+
+    def on_interrupt(self, signum, frame):
+        # The supervisor interrupts a cell that passed its deadline; between cells there
+        # is nothing to interrupt.
+        if self.in_cell:
+            signal.default_int_handler(signum, frame)
+
+    def run(self, cell, forwarders):
+        self.number += 1
+        place_files(cell.get("files") or [])
+        feed_stdin(cell.get("stdin"))
+        before = snapshot(OUTPUTS)
+        exit_code, interrupted = 0, False
+        self.in_cell = True
+        try:
+            try:
+                exec(compile(cell["code"], "<cell>", "exec"), self.namespace)
+            except SystemExit as stop:
+                exit_code = exit_code_of(stop)
+            except KeyboardInterrupt as error:
+                interrupted, exit_code = True, 1
+                print_error(error)
+            except BaseException as error:
+                exit_code = 1
+                print_error(error)
+            figures = figures_left_open(self.number)
+        except KeyboardInterrupt:
+            interrupted, exit_code, figures = True, 1, []
+        finally:
+            self.in_cell = False
+        flush_program_output(forwarders)
+        skipped = send_outputs(before, figures, cell)
+        send_json(b"D", {"exit_code": exit_code, "interrupted": interrupted, "skipped": skipped})
+
+
+def exit_code_of(stop):
+    code = stop.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def print_error(error):
+    # The traceback without the runner's own frame, as `python3 -` would print it.
+    tb = error.__traceback__.tb_next if error.__traceback__ else None
+    traceback.print_exception(type(error), error, tb)
+
+
+def safe_relative(path):
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"unsafe file path {path!r}")
+    return os.path.join(*parts)
+
+
+def place_files(files):
+    for item in files:
+        path = safe_relative(item["path"])
+        parent = os.path.dirname(path)
+        if parent:
+            os.makedirs(parent, mode=0o700, exist_ok=True)
+        with open(path, "wb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW, 0o600)) as out:
+            out.write(base64.b64decode(item["data"]))
+
+
+def feed_stdin(data):
+    """The cell's standard input: the bytes given (empty when none), then end of file."""
+    import tempfile
+    with tempfile.TemporaryFile() as held:
+        held.write(base64.b64decode(data) if data else b"")
+        held.seek(0)
+        os.dup2(held.fileno(), 0)
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+
+
+def snapshot(root):
+    """(size, mtime) of every regular file under `root`, by relative path."""
+    seen = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if os.path.isfile(path) and not os.path.islink(path):
+                seen[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
+    return seen
+
+
+def figures_left_open(number):
+    """Every matplotlib figure still open, as PNG bytes; the figures are then closed."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return []
+    drawn = []
+    for index, num in enumerate(pyplot.get_fignums(), start=1):
+        buffer = io.BytesIO()
+        pyplot.figure(num).savefig(buffer, format="png")
+        drawn.append((f"figure-{number}-{index}.png", buffer.getvalue()))
+    pyplot.close("all")
+    return drawn
+
+
+def send_outputs(before, figures, cell):
+    """Sends new or changed files under outputs/ and the figures, within the caps."""
+    max_files, max_bytes = cell.get("max_files", 16), cell.get("max_file_bytes", 1 << 20)
+    changed = [(n, s) for n, s in snapshot(OUTPUTS).items() if before.get(n) != s]
+    candidates = [(f"{OUTPUTS}/{name}", None) for name, _ in sorted(changed)] + figures
+    skipped = []
+    for name, data in candidates:
+        if data is None:
+            size = os.lstat(name).st_size
+            if size > max_bytes:
+                skipped.append({"name": name, "reason": f"{size} bytes is over the cap of {max_bytes}"})
+                continue
+            with open(name, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as source:
+                data = source.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            skipped.append({"name": name, "reason": f"over the cap of {max_bytes} bytes"})
+        elif max_files <= 0:
+            skipped.append({"name": name, "reason": "over the cap on files per request"})
+        else:
+            max_files -= 1
+            media = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            send_json(b"F", {"name": name, "media_type": media,
+                             "data": base64.b64encode(data).decode()})
+    return skipped
+
+
+def flush_program_output(forwarders):
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    for forwarder in forwarders:
+        forwarder.drain()
+
+
+def read_exactly(count):
+    chunks, left = [], count
+    while left:
+        try:
+            chunk = os.read(CONTROL_IN, min(left, 1 << 20))
+        except KeyboardInterrupt:
+            continue
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def next_cell():
+    """The next cell from the supervisor, or None at the end of its input."""
+    digits = b""
+    while not digits.endswith(b"\n"):
+        byte = read_exactly(1)
+        if byte is None:
+            return None
+        digits += byte
+        if len(digits) > 12:
+            raise ValueError("bad frame header")
+    body = read_exactly(int(digits))
+    return None if body is None else json.loads(body)
+
+
+def main():
+    import warnings
+    # plt.show() on the headless Agg backend: the figure comes back as a file instead.
+    warnings.filterwarnings("ignore", message=".*non-GUI backend.*")
+    warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")
+    os.makedirs(OUTPUTS, mode=0o700, exist_ok=True)
+    forwarders = [program_pipe(1, b"O"), program_pipe(2, b"E")]
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, line_buffering=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, line_buffering=True, errors="backslashreplace")
+    sys.argv = ["-"]
+    cells = Cells()
+    signal.signal(signal.SIGINT, cells.on_interrupt)
+    while True:
+        cell = next_cell()
+        if cell is None:
+            return
+        cells.run(cell, forwarders)
+
+
+main()
