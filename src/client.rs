@@ -13,7 +13,7 @@ use crate::bus::streams::StreamKind;
 use crate::bus::trace::TraceContext;
 use crate::bus::{Bus, BusError};
 use crate::config::NatsSettings;
-use crate::protocol::exec::{ExecRequest, ExecResult};
+use crate::protocol::exec::{ExecRequest, ExecResult, OutputChunk};
 use crate::protocol::scheduler::SessionList;
 use crate::protocol::supervisor::OpenSession;
 use crate::protocol::{decode, now_ms, CodecError, Envelope, Subject};
@@ -94,20 +94,49 @@ impl Client {
         request: &ExecRequest,
         wait: Duration,
     ) -> Result<ExecResult, ClientError> {
+        self.run_following(request_id, request, wait, None).await
+    }
+
+    /// Like `run`, and hands each piece of output to `on_output` while the program runs
+    /// (best effort: the result holds the whole output either way).
+    pub async fn run_following(
+        &self,
+        request_id: &str,
+        request: &ExecRequest,
+        wait: Duration,
+        mut on_output: Option<&mut (dyn FnMut(OutputChunk) + Send)>,
+    ) -> Result<ExecResult, ClientError> {
         let subject = self.result_subject(request_id);
         let mut live = self.bus.subscribe(subject.to_subject()).await?;
+        let mut output = match on_output.is_some() {
+            true => Some(self.bus.subscribe(self.output_subject(request_id)).await?),
+            false => None,
+        };
         self.submit(request_id, request).await?;
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let poll_until = (tokio::time::Instant::now() + Duration::from_secs(2)).min(deadline);
-            match tokio::time::timeout_at(poll_until, live.next()).await {
-                Ok(Some(message)) => return self.parse(request_id, &message.payload),
-                Ok(None) | Err(_) => {
-                    // Missed the live message (reconnect)? The results stream keeps it.
-                    if let Some(result) = self.stored_result(request_id).await? {
-                        return Ok(result);
+            let next_output = async {
+                match output.as_mut() {
+                    Some(output) => output.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                Some(message) = next_output => {
+                    if let (Ok(chunk), Some(deliver)) = (decode::<OutputChunk>(&message.payload), on_output.as_mut()) {
+                        deliver(chunk.body);
                     }
                 }
+                arrived = tokio::time::timeout_at(poll_until, live.next()) => match arrived {
+                    Ok(Some(message)) => return self.parse(request_id, &message.payload),
+                    Ok(None) | Err(_) => {
+                        // Missed the live message (reconnect)? The results stream keeps it.
+                        if let Some(result) = self.stored_result(request_id).await? {
+                            return Ok(result);
+                        }
+                    }
+                },
             }
             if tokio::time::Instant::now() >= deadline {
                 return Err(ClientError::TimedOut {
@@ -145,6 +174,14 @@ impl Client {
         Subject::ExecSubmit {
             client: self.name.clone(),
         }
+    }
+
+    fn output_subject(&self, request_id: &str) -> String {
+        let subject = Subject::ExecOutput {
+            client: self.name.clone(),
+            request_id: request_id.to_string(),
+        };
+        subject.to_subject()
     }
 
     fn result_subject(&self, request_id: &str) -> Subject {

@@ -193,3 +193,96 @@ fn a_log_written_to_a_file_has_no_colour_codes() {
         "colour codes in the log file:\n{log}"
     );
 }
+
+/// The CLI against a `cordon up` (its permissioned bus): `session new` prints an id, cells
+/// run with `exec --session` share state, `session list` shows it and `session close`
+/// ends it; `exec --file/--stdin/--out` places and returns files; and `exec` prints output
+/// as it arrives, long before the program ends.
+#[tokio::test]
+async fn the_cli_opens_uses_lists_and_closes_sessions_and_streams_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = "t-up-sessions";
+    let (mut up, url) = start_up(dir.path(), host, &[]);
+    let work = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        Command::new(cordon_bin())
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(args)
+            .args(["--nats", &url])
+            .current_dir(work.path())
+            .output()
+            .unwrap()
+    };
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).trim().to_string();
+
+    let opened = cli(&["session", "new"]);
+    assert!(opened.status.success(), "{opened:?}");
+    let id = text(&opened.stdout);
+    assert!(id.ends_with(&format!("@{host}")), "{id}");
+    std::fs::write(work.path().join("set.py"), "x = 41\n").unwrap();
+    std::fs::write(work.path().join("use.py"), "print(x + 1)\n").unwrap();
+    assert!(cli(&["exec", "set.py", "--session", &id]).status.success());
+    let used = cli(&["exec", "use.py", "--session", &id]);
+    assert_eq!(text(&used.stdout), "42", "{used:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await; // a load report lists it
+    let listed = cli(&["session", "list"]);
+    assert!(text(&listed.stdout).contains(&id), "{listed:?}");
+    let closed = cli(&["session", "close", &id]);
+    assert!(closed.status.success(), "{closed:?}");
+    let after = cli(&["exec", "use.py", "--session", &id]);
+    assert_eq!(after.status.code(), Some(70), "{after:?}");
+    assert!(text(&after.stderr).contains("session_closed"), "{after:?}");
+
+    // Files in, stdin, files out.
+    std::fs::write(work.path().join("data.csv"), "a\nb\n").unwrap();
+    std::fs::write(work.path().join("in.txt"), "from stdin\n").unwrap();
+    let program = "rows = open('inputs/data.csv').read().split()\n\
+open('outputs/count.txt', 'w').write(str(len(rows)) + ' ' + input())\n";
+    std::fs::write(work.path().join("files.py"), program).unwrap();
+    let out_dir = work.path().join("out");
+    let files = cli(&[
+        "exec",
+        "files.py",
+        "--file",
+        "data.csv=inputs/data.csv",
+        "--stdin",
+        "in.txt",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(files.status.success(), "{files:?}");
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("count.txt")).unwrap(),
+        "2 from stdin"
+    );
+
+    // Live output: the first line is printed while the program still sleeps.
+    let slow = "import time\nprint('first', flush=True)\ntime.sleep(3)\nprint('second')\n";
+    std::fs::write(work.path().join("slow.py"), slow).unwrap();
+    let started = std::time::Instant::now();
+    let mut child = Command::new(cordon_bin())
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["exec", "slow.py", "--nats", &url])
+        .current_dir(work.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "first");
+    let first_at = started.elapsed();
+    assert_eq!(lines.next().unwrap().unwrap(), "second");
+    let second_at = started.elapsed();
+    assert!(lines.next().is_none(), "each line printed once");
+    assert!(child.wait().unwrap().success());
+    assert!(
+        second_at >= first_at + Duration::from_millis(2500),
+        "first line at {first_at:?}, second at {second_at:?}: not streamed"
+    );
+
+    // SAFETY: signalling our own child by pid.
+    unsafe { libc::kill(up.0.id() as i32, libc::SIGTERM) };
+    assert!(up.0.wait().unwrap().success());
+    assert!(containers_of(host).is_empty());
+}

@@ -16,7 +16,7 @@ use crate::config::Settings;
 use crate::node::embedded::EmbeddedNats;
 use crate::node::{lock_data_dir, run_roles};
 use crate::protocol::assessor::TrustLevel;
-use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, Status};
+use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, OutputChunk, Status};
 use crate::protocol::interpreter::InputFile;
 use crate::shutdown;
 
@@ -64,19 +64,29 @@ pub async fn exec(settings: Arc<Settings>, args: ExecArgs) -> ExitCode {
         .clone()
         .unwrap_or_else(Client::new_request_id);
     let wait = Duration::from_secs_f64(args.wait.max(1.0));
+    // For people, output is printed as it arrives; --json prints only the result.
+    let mut printed = Printed::default();
+    let mut print_live = |chunk: OutputChunk| printed.print(chunk);
+    let follow: Option<&mut (dyn FnMut(OutputChunk) + Send)> = match args.json {
+        true => None,
+        false => Some(&mut print_live),
+    };
     let outcome = match &args.nats {
         Some(url) => {
             let local = local_client_settings(&settings);
-            submit_and_wait(&local, url, &request_id, &request, wait).await
+            submit_and_wait(&local, url, (&request_id, &request), wait, follow).await
         }
-        None => run_embedded(settings.clone(), &request_id, &request, wait).await,
+        None => run_embedded(settings.clone(), (&request_id, &request), wait, follow).await,
     };
     match outcome {
-        Ok(result) => {
+        Ok(mut result) => {
             if let Some(dir) = &args.out {
                 if let Err(message) = save_files(&result, dir) {
                     eprintln!("cordon: {message}");
                 }
+            }
+            if !args.json {
+                printed.leave_unprinted(&mut result);
             }
             report(&result, args.json)
         }
@@ -221,25 +231,64 @@ pub(super) fn local_user_settings(settings: &Settings, user: &str) -> Settings {
 pub(super) async fn submit_and_wait(
     settings: &Settings,
     url: &str,
-    request_id: &str,
-    request: &ExecRequest,
+    (request_id, request): (&str, &ExecRequest),
     wait: Duration,
+    follow: Option<&mut (dyn FnMut(OutputChunk) + Send)>,
 ) -> Result<ExecResult, String> {
     let client = Client::connect(url, &settings.nats)
         .await
         .map_err(|e| e.to_string())?;
     client
-        .run(request_id, request, wait)
+        .run_following(request_id, request, wait, follow)
         .await
         .map_err(|e| e.to_string())
+}
+
+/// What of a run's output was printed as it arrived.
+#[derive(Default)]
+struct Printed {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    next_seq: u64,
+    gap: bool,
+}
+
+impl Printed {
+    fn print(&mut self, chunk: OutputChunk) {
+        self.gap |= chunk.seq != self.next_seq;
+        self.next_seq = chunk.seq + 1;
+        let (kept, mut out): (&mut Vec<u8>, Box<dyn Write>) = match chunk.stream.as_str() {
+            "stderr" => (&mut self.stderr, Box::new(std::io::stderr())),
+            _ => (&mut self.stdout, Box::new(std::io::stdout())),
+        };
+        kept.extend_from_slice(&chunk.data);
+        let _ = out.write_all(&chunk.data);
+        let _ = out.flush();
+    }
+
+    /// Leaves in `result` only the output not printed yet (the whole of a stream whose
+    /// live pieces did not add up to the result's, after a notice).
+    fn leave_unprinted(&self, result: &mut ExecResult) {
+        let streams = [
+            (&self.stdout, &mut result.stdout),
+            (&self.stderr, &mut result.stderr),
+        ];
+        for (printed, text) in streams {
+            let printed = String::from_utf8_lossy(printed);
+            match text.strip_prefix(printed.as_ref()) {
+                Some(rest) if !self.gap => *text = rest.to_string(),
+                _ => eprintln!("cordon: the live output missed pieces; the whole output follows"),
+            }
+        }
+    }
 }
 
 /// Starts nats-server (throwaway store) and all five actors, runs one request, stops all.
 async fn run_embedded(
     settings: Arc<Settings>,
-    request_id: &str,
-    request: &ExecRequest,
+    (request_id, request): (&str, &ExecRequest),
     wait: Duration,
+    follow: Option<&mut (dyn FnMut(OutputChunk) + Send)>,
 ) -> Result<ExecResult, String> {
     let _lock = lock_data_dir(&settings.data_dir()).map_err(|e| e.to_string())?;
     // One request: warm sandboxes would only be made to be thrown away.
@@ -262,7 +311,7 @@ async fn run_embedded(
     });
     let mut node = std::pin::pin!(node);
     let (result, node_ended) = tokio::select! {
-        result = submit_and_wait(&settings, server.url(), request_id, request, wait) => (result, false),
+        result = submit_and_wait(&settings, server.url(), (request_id, request), wait, follow) => (result, false),
         stopped = &mut node => (Err(match stopped {
             Ok(Err(error)) => format!("the embedded pipeline stopped: {error}"),
             _ => "the embedded pipeline stopped before the result arrived".to_string(),

@@ -37,7 +37,7 @@ async fn open(settings: &Settings, args: SessionNewArgs) -> ExitCode {
         ..Default::default()
     };
     let request_id = Client::new_request_id();
-    match submit_and_wait(settings, &args.nats, &request_id, &request, WAIT).await {
+    match submit_and_wait(settings, &args.nats, (&request_id, &request), WAIT, None).await {
         Ok(result) if args.json => report(&result, true),
         Ok(result) => match (&result.status, &result.session) {
             (Status::Completed, Some(session)) => {
@@ -58,7 +58,7 @@ async fn close(settings: &Settings, id: &str, url: &str) -> ExitCode {
         ..Default::default()
     };
     let request_id = Client::new_request_id();
-    match submit_and_wait(settings, url, &request_id, &request, WAIT).await {
+    match submit_and_wait(settings, url, (&request_id, &request), WAIT, None).await {
         Ok(result) => report(&result, false),
         Err(message) => unavailable(&message),
     }

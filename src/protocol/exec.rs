@@ -268,6 +268,18 @@ impl ExecResult {
     }
 }
 
+/// A piece of a request's output while it runs, on
+/// `cordon.v1.exec.output.<client>.<request_id>` (core NATS, at most once). Chunks are
+/// what the result will hold, in order and numbered from 0 so a missed one shows; the
+/// result stays the authority.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputChunk {
+    pub seq: u64,
+    /// `stdout` or `stderr`.
+    pub stream: String,
+    pub data: serde_bytes::ByteBuf,
+}
+
 /// A message the server gave up on after its maximum deliveries; its request ends `failed`.
 /// Published on `cordon.v1.events.dead_letter`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

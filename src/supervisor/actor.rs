@@ -24,6 +24,7 @@ use super::reaper::{reap_orphans, remove_own};
 use super::result::result_of_run;
 use super::runner::cell_frame;
 use super::sessions::Sessions;
+use super::spec::LiveOutput;
 use super::uids::{check_range, range_of, UidRange};
 use super::{run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use super::{WarmContainer, WarmPool};
@@ -36,7 +37,9 @@ use crate::docker::HostCapacity;
 use crate::job_limits::clamped_to_ceiling;
 use crate::owner::{Instance, Liveness};
 use crate::protocol::audit::AuditRecord;
-use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation, ViolationKind};
+use crate::protocol::exec::{
+    ErrorCode, ErrorInfo, ExecResult, OutputChunk, Status, Violation, ViolationKind,
+};
 use crate::protocol::interpreter::{CellInput, NetworkDenial};
 use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::scheduler::Network;
@@ -56,6 +59,9 @@ const NAME: &str = Role::Supervisor.name();
 const ORPHAN_SWEEP: Duration = Duration::from_secs(5);
 /// How long to wait for the monitor's last sample after a sandbox ends.
 const LAST_SAMPLE_WAIT: Duration = Duration::from_millis(500);
+/// Output chunks waiting to be published; past it a chunk is dropped from the live
+/// stream (never from the result).
+const LIVE_QUEUE: usize = 256;
 /// Refused connections listed in a result (every one is in the audit log).
 const MAX_DENIALS_LISTED: usize = 32;
 
@@ -435,10 +441,14 @@ impl State {
             job.limits.clone(),
             (events, container_seen),
         ));
+        let (live, publishing) = follow_live(&self.bus, request);
+        spec.live = Some(live);
         let program = (job.job.code.as_str(), job.job.interpreter.as_ref());
         let outcome = self
             .run_program(request, (&spec, warm), program, kills, lifecycle)
             .await;
+        spec.live = None;
+        finish_live(publishing).await;
         close_egress(lease).await;
         let denied = match attempts {
             Some(attempts) => attempts.await.unwrap_or(Ok(Vec::new()))?,
@@ -580,6 +590,7 @@ impl State {
             egress: None,
             record_fs_changes: self.settings.sandbox.record_fs_changes,
             interpreter: job.job.interpreter.is_some(),
+            live: None,
         })
     }
 }
@@ -782,6 +793,44 @@ async fn forward_lifecycle(
             .await?;
     }
     Ok(())
+}
+
+/// Publishes a run's output as it arrives (`OutputChunk`s on the request's output
+/// subject) until every sender of the returned tap is dropped; await the task to know
+/// all were sent.
+fn follow_live(bus: &Bus, request: &RequestRef) -> (LiveOutput, tokio::task::JoinHandle<()>) {
+    let (tap, mut chunks) = mpsc::channel::<(bool, Vec<u8>)>(LIVE_QUEUE);
+    let (bus, request) = (bus.clone(), request.clone());
+    let task = tokio::spawn(async move {
+        let subject = Subject::ExecOutput {
+            client: request.client.clone(),
+            request_id: request.request_id.clone(),
+        };
+        let trace = request.trace.child(NAME);
+        let mut seq = 0;
+        while let Some((stderr, data)) = chunks.recv().await {
+            let chunk = OutputChunk {
+                seq,
+                stream: if stderr { "stderr" } else { "stdout" }.to_string(),
+                data: data.into(),
+            };
+            seq += 1;
+            if let Err(error) = bus
+                .publish(&subject, &trace, &request.envelope(chunk))
+                .await
+            {
+                tracing::debug!(%error, "cannot publish live output");
+            }
+        }
+        let _ = bus.flush().await;
+    });
+    (LiveOutput(tap), task)
+}
+
+/// Waits (briefly) for a run's live output to be published, so it reaches the client
+/// before the result does.
+async fn finish_live(task: tokio::task::JoinHandle<()>) {
+    let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
 }
 
 /// The monitor's last sample for this run (or the latest one seen, if it is slow).

@@ -345,6 +345,7 @@ mod tests {
             egress: None,
             record_fs_changes: true,
             interpreter: false,
+            live: None,
         }
     }
 

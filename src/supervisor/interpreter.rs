@@ -23,7 +23,7 @@ use super::runner::{CellEnd, FrameDecoder, OutputCaps, RunnerFile, RunnerFrame};
 use super::sandbox::{
     attach, charge_socket_buffers, create_guarded, emit, remove_reported, settle, start,
 };
-use super::spec::{Lifecycle, SandboxSpec};
+use super::spec::{Lifecycle, LiveOutput, SandboxSpec};
 use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation};
 use super::SandboxError;
 use crate::cgroup::counters::CgroupFiles;
@@ -129,13 +129,13 @@ impl InterpreterSandbox {
     /// `kills` end it (and the sandbox) with their violation.
     pub async fn run_cell(
         &mut self,
-        frame: Vec<u8>,
+        (frame, live): (Vec<u8>, Option<LiveOutput>),
         limits: &CellLimits,
         kills: &mut Receiver<Violation>,
     ) -> CellOutcome {
         let started = Instant::now();
         let cpu_before = self.read_counters().map(|c| c.cpu_ns).unwrap_or(0);
-        let mut cell = Cell::new(limits, std::mem::take(&mut self.carried));
+        let mut cell = Cell::new(limits, std::mem::take(&mut self.carried), live);
         let input = &mut self.input;
         let write =
             async move { input.write_all(&frame).await.is_ok() && input.flush().await.is_ok() };
@@ -325,10 +325,11 @@ struct Cell {
     interrupted_at: Option<Instant>,
     killed_at: Option<Instant>,
     broken: Option<String>,
+    live: Option<LiveOutput>,
 }
 
 impl Cell {
-    fn new(limits: &CellLimits, carried: Vec<(bool, Vec<u8>)>) -> Cell {
+    fn new(limits: &CellLimits, carried: Vec<(bool, Vec<u8>)>, live: Option<LiveOutput>) -> Cell {
         let mut cell = Cell {
             stdout: CappedOutput::new(limits.stdout_bytes),
             stderr: CappedOutput::new(limits.stderr_bytes),
@@ -339,12 +340,14 @@ impl Cell {
             interrupted_at: None,
             killed_at: None,
             broken: None,
+            live,
         };
         for (is_stderr, bytes) in carried {
-            match is_stderr {
-                true => cell.stderr.push(&bytes),
-                false => cell.stdout.push(&bytes),
+            let buffer = match is_stderr {
+                true => &mut cell.stderr,
+                false => &mut cell.stdout,
             };
+            buffer.push_live(&bytes, cell.live.as_ref(), is_stderr);
         }
         cell
     }
@@ -363,10 +366,13 @@ impl Cell {
                 return None;
             }
         };
-        buffer.push(&bytes).then(|| {
-            let detail = format!("{name} passed its cap of {} bytes", buffer.len());
-            violation(ViolationKind::Output, detail)
-        })
+        let stderr = name == "stderr";
+        buffer
+            .push_live(&bytes, self.live.as_ref(), stderr)
+            .then(|| {
+                let detail = format!("{name} passed its cap of {} bytes", buffer.len());
+                violation(ViolationKind::Output, detail)
+            })
     }
 
     /// Keeps a returned file within the caps (the runner applies them too; this does

@@ -34,6 +34,21 @@ impl CappedOutput {
         first_time
     }
 
+    /// `push`, and what was kept of `chunk` also goes to `live` (`stderr`: which stream).
+    pub fn push_live(
+        &mut self,
+        chunk: &[u8],
+        live: Option<&super::spec::LiveOutput>,
+        stderr: bool,
+    ) -> bool {
+        let before = self.bytes.len();
+        let over = self.push(chunk);
+        if let Some(live) = live {
+            live.send(stderr, &self.bytes[before..]);
+        }
+        over
+    }
+
     pub fn truncated(&self) -> bool {
         self.truncated
     }

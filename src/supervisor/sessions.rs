@@ -28,6 +28,7 @@ pub struct CellOrder {
     pub close_after: bool,
     /// Whether there is a cell to run (opening or closing may come without one).
     pub has_code: bool,
+    pub live: Option<super::spec::LiveOutput>,
     pub reply: oneshot::Sender<(CellOutcome, SessionInfo)>,
 }
 
@@ -227,7 +228,7 @@ pub async fn serve(
             true => {
                 cells += 1;
                 sandbox
-                    .run_cell(order.frame, &order.limits, &mut inbox.kills)
+                    .run_cell((order.frame, order.live), &order.limits, &mut inbox.kills)
                     .await
             }
         };

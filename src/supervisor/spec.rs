@@ -35,6 +35,29 @@ pub struct SandboxSpec {
     pub record_fs_changes: bool,
     /// Run cordon's interpreter runner (cells, files, stdin) instead of `python3 -`.
     pub interpreter: bool,
+    /// Where output goes as it arrives, for clients that follow a run live.
+    pub live: Option<LiveOutput>,
+}
+
+/// A tap on a run's output: each chunk kept under the caps is also sent here as it
+/// arrives (`true`: stderr). Best effort: a full tap drops the chunk (the result and the
+/// audit log keep everything; chunks are numbered so a gap shows).
+#[derive(Debug, Clone)]
+pub struct LiveOutput(pub tokio::sync::mpsc::Sender<(bool, Vec<u8>)>);
+
+impl LiveOutput {
+    pub fn send(&self, stderr: bool, bytes: &[u8]) {
+        if !bytes.is_empty() {
+            let _ = self.0.try_send((stderr, bytes.to_vec()));
+        }
+    }
+}
+
+/// Specs compare by what they make; where their output also goes does not count.
+impl PartialEq for LiveOutput {
+    fn eq(&self, _: &LiveOutput) -> bool {
+        true
+    }
 }
 
 /// Where an allowlist sandbox is attached and which proxy its environment names.

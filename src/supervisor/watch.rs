@@ -19,7 +19,7 @@ use tokio::sync::mpsc::Receiver;
 
 use super::init_process::SandboxInit;
 use super::output::{died_of_full_disk, CappedOutput};
-use super::spec::{SandboxOutcome, SandboxSpec};
+use super::spec::{LiveOutput, SandboxOutcome, SandboxSpec};
 use crate::docker::{is_conflict, is_not_found};
 use crate::protocol::exec::{Violation, ViolationKind};
 
@@ -46,6 +46,7 @@ pub struct Watch<'a> {
     memory_bytes: u64,
     /// When the code had been written whole and stdin closed.
     fed_at: Option<SystemTime>,
+    live: Option<LiveOutput>,
 }
 
 /// How a container ended, as the engine tells it after the watch.
@@ -77,6 +78,7 @@ impl<'a> Watch<'a> {
             tmpfs_bytes: limits.tmpfs_bytes,
             memory_bytes: limits.memory_bytes,
             fed_at: None,
+            live: spec.live.clone(),
         }
     }
 
@@ -170,7 +172,7 @@ impl<'a> Watch<'a> {
             LogOutput::StdErr { message } => (&mut self.stderr, "stderr", message),
             LogOutput::StdIn { .. } | LogOutput::Console { .. } => return,
         };
-        if buffer.push(&message) {
+        if buffer.push_live(&message, self.live.as_ref(), name == "stderr") {
             let detail = format!("{name} passed its cap of {} bytes", buffer.len());
             self.kill_for(violation(ViolationKind::Output, detail));
         }

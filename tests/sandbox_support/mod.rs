@@ -93,6 +93,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         egress: None,
         record_fs_changes: true,
         interpreter: false,
+        live: None,
     }
 }
 

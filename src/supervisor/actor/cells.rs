@@ -9,7 +9,7 @@ use std::time::Duration;
 use bollard::Docker;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::{failed_result, forward_lifecycle, Running, State};
+use super::{failed_result, finish_live, follow_live, forward_lifecycle, Running, State};
 use crate::bus::reporter::RequestRef;
 use crate::bus::BusError;
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation};
@@ -31,7 +31,9 @@ pub(super) async fn run_once_interpreted(
     lifecycle: mpsc::Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
     let mut sandbox = InterpreterSandbox::open(docker, spec, lifecycle).await?;
-    let outcome = sandbox.run_cell(frame, &limits, &mut kills).await;
+    let outcome = sandbox
+        .run_cell((frame, spec.live.clone()), &limits, &mut kills)
+        .await;
     let container_id = sandbox.container_id().to_string();
     sandbox.close().await?;
     Ok(sandbox_outcome(container_id, outcome))
@@ -234,7 +236,9 @@ impl State {
         let code = job.job.code.as_str();
         let input = job.job.interpreter.clone().unwrap_or_default();
         let (reply, answer) = oneshot::channel();
+        let (live, publishing) = follow_live(&self.bus, request);
         let order = CellOrder {
+            live: Some(live),
             frame: cell_frame(code, &input, self.output_caps()),
             limits: self.cell_limits(&job.limits),
             close_after: closing,
@@ -257,6 +261,7 @@ impl State {
         };
         self.lock_running().remove(&request.request_id);
         self.jobs_changed();
+        finish_live(publishing).await;
         let Some((outcome, info)) = answered else {
             let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
             let why = format!("session {} ended before this cell ran", handle.id);

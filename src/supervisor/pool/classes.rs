@@ -66,6 +66,7 @@ fn template_for(
         egress: None,
         record_fs_changes: settings.sandbox.record_fs_changes,
         interpreter: false,
+        live: None,
     }
 }
 

@@ -87,6 +87,7 @@ mod tests {
             egress: None,
             record_fs_changes: true,
             interpreter: false,
+            live: None,
         }
     }
 
