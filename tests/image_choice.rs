@@ -121,3 +121,57 @@ fn cordon_exec_with_image_data_runs_pandas() {
     assert_eq!(document["error"]["code"], "unknown_image", "{document}");
     assert!(containers_of("t-image-choice-cli").is_empty());
 }
+
+/// A session in the data image: numpy, pandas and matplotlib import, a DataFrame made in
+/// one cell is used in the next, and a figure the cell draws and shows (never saved by the
+/// program) comes back as a PNG file whose bytes are an image of the figure's size.
+#[tokio::test]
+async fn a_data_session_keeps_a_dataframe_and_returns_its_plot_as_a_png() {
+    let nats = Nats::start();
+    let mut node = Node::up(&nats, "image-choice-plot", &config());
+    let client = client(&nats).await;
+    let in_session = |code: &str, session: &str| ExecRequest {
+        session: Some(session.to_string()),
+        image: Some("data".into()),
+        ..request(code, "untrusted")
+    };
+    let opened = run_request(
+        &client,
+        &in_session(
+            "import numpy, pandas\nimport matplotlib.pyplot as plt",
+            "new",
+        ),
+    )
+    .await;
+    assert_eq!(opened.status, Status::Completed, "{opened:?}");
+    let id = opened.session.expect("a session").id;
+    let frame = "df = pandas.DataFrame({'x': numpy.arange(5), 'y': numpy.arange(5) ** 2})";
+    assert_eq!(
+        run_request(&client, &in_session(frame, &id)).await.status,
+        Status::Completed
+    );
+    let plot = "plt.figure(figsize=(4, 3), dpi=50)\nplt.plot(df.x, df.y)\nplt.show()\nprint(int(df.y.sum()))";
+    let drawn = run_request(&client, &in_session(plot, &id)).await;
+    assert_eq!(drawn.status, Status::Completed, "{drawn:?}");
+    assert_eq!(drawn.stdout, "30\n", "{drawn:?}");
+    assert!(
+        !drawn.stderr.contains("non-GUI"),
+        "plt.show() warned: {drawn:?}"
+    );
+    assert_eq!(drawn.files.len(), 1, "{drawn:?}");
+    let png = &drawn.files[0];
+    assert_eq!(png.media_type, "image/png");
+    assert!(png.name.ends_with(".png"), "{}", png.name);
+    let bytes = png.content.as_slice();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (200, 150), "4 x 3 inches at 50 dpi");
+    // Returned once: the figure is closed after the cell.
+    let next = run_request(&client, &in_session("print(len(plt.get_fignums()))", &id)).await;
+    assert_eq!(next.stdout, "0\n", "{next:?}");
+    assert!(next.files.is_empty());
+    assert!(node.stop().success());
+    assert_no_containers_within(&node.host, std::time::Duration::from_secs(10));
+}

@@ -576,6 +576,23 @@ async fn every_bypass_is_refused_and_audited_as_a_network_violation() {
         violations.len() >= 5,
         "each denial is a network violation: {violations:#?}"
     );
+    // The result itself names the refused hosts, not only the audit log.
+    let named = |host: &str, why: &str| {
+        result
+            .network_denied
+            .iter()
+            .any(|d| d.host == host && d.reason.contains(why))
+    };
+    assert!(
+        named("unlisted.test", "not on the allowlist"),
+        "{:?}",
+        result.network_denied
+    );
+    assert!(
+        named(&world.internal_name, "private address"),
+        "{:?}",
+        result.network_denied
+    );
 
     assert!(node.stop().success());
     assert_no_containers_within(&node.host, Duration::from_secs(5));
