@@ -14,7 +14,7 @@ use cordon::supervisor::hardening::container_config;
 use cordon::supervisor::reaper::{containers_of_host, reap_orphans};
 use cordon::supervisor::{run_sandbox_warm, Lifecycle, SandboxSpec};
 use sandbox_support::{assert_no_leftovers, docker, filled_pool, run_on, run_warm};
-use sandbox_support::{run_with_kills_on, spec, Path, Run, MIB, PATHS};
+use sandbox_support::{interpreter_run, run_with_kills_on, spec, Path, Run, MIB, PATHS};
 use tokio::sync::mpsc;
 
 /// A deadline short enough for tests; each timeout run must end within it plus 1 s.
@@ -26,15 +26,26 @@ fn with_deadline(test: &str) -> SandboxSpec {
     spec
 }
 
-fn assert_timed_out_promptly(run: &Run) {
+/// A timeout within a second of the deadline: SIGKILL ends a program; a session's cell is
+/// interrupted (KeyboardInterrupt, exit code 1) and its sandbox lives on, unless it cannot
+/// take the interrupt (`interruptible` false), when it is killed after the grace.
+fn assert_timed_out_promptly(run: &Run, path: Path, interruptible: bool) {
     let outcome = run.outcome();
-    assert_eq!(run.violation_kind(), Some("timeout"), "{outcome:?}");
+    assert_eq!(
+        run.violation_kind(),
+        Some("timeout"),
+        "{path:?} {outcome:?}"
+    );
     assert!(
         outcome.wall_ms < DEADLINE_MS + 1000,
-        "took {} ms for a {DEADLINE_MS} ms deadline",
+        "{path:?}: took {} ms for a {DEADLINE_MS} ms deadline",
         outcome.wall_ms
     );
-    assert_eq!(outcome.exit_code, Some(137), "SIGKILL ends it");
+    let ended_by = match (path, interruptible) {
+        (Path::Session, true) => Some(1),
+        _ => Some(137),
+    };
+    assert_eq!(outcome.exit_code, ended_by, "{path:?} {outcome:?}");
 }
 
 #[tokio::test]
@@ -50,7 +61,7 @@ async fn a_busy_loop_is_killed_at_the_deadline() {
 ",
         )
         .await;
-        assert_timed_out_promptly(&run);
+        assert_timed_out_promptly(&run, path, true);
     }
 }
 
@@ -60,7 +71,7 @@ async fn a_program_ignoring_sigterm_is_still_killed_at_the_deadline() {
     let code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\nwhile True:\n    time.sleep(0.01)\n";
     for path in PATHS {
         let run = run_on(path, &docker, &with_deadline("sigterm"), code).await;
-        assert_timed_out_promptly(&run);
+        assert_timed_out_promptly(&run, path, true);
         assert_eq!(run.stdout(), "ready\n");
     }
 }
@@ -71,7 +82,7 @@ async fn a_program_that_stops_itself_is_still_killed_at_the_deadline() {
     let code = "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\nprint('resumed?')\n";
     for path in PATHS {
         let run = run_on(path, &docker, &with_deadline("sigstop"), code).await;
-        assert_timed_out_promptly(&run);
+        assert_timed_out_promptly(&run, path, false);
         assert_eq!(run.stdout(), "");
     }
 }
@@ -82,7 +93,7 @@ async fn a_program_that_closes_its_own_output_is_still_killed_at_the_deadline() 
     let code = "import os, time\nos.close(1)\nos.close(2)\nwhile True:\n    time.sleep(0.01)\n";
     for path in PATHS {
         let run = run_on(path, &docker, &with_deadline("closed-output"), code).await;
-        assert_timed_out_promptly(&run);
+        assert_timed_out_promptly(&run, path, true);
     }
 }
 
@@ -206,13 +217,13 @@ async fn run_timed(
 ) -> (Run, Duration) {
     let pool = match path {
         Path::Warm => Some(filled_pool(docker, spec, 1).await),
-        Path::Cold => None,
+        Path::Cold | Path::Session => None,
     };
     let started = Instant::now();
     let running = async {
         let run = match &pool {
             Some(pool) => run_warm(docker, pool, spec, code, kills).await,
-            None => run_with_kills_on(Path::Cold, docker, spec, code, kills).await,
+            None => run_with_kills_on(path, docker, spec, code, kills).await,
         };
         (run, started.elapsed())
     };
@@ -268,7 +279,7 @@ async fn dropping_the_run_mid_way_still_removes_the_container() {
 async fn assert_a_dropped_run_leaves_nothing(docker: &bollard::Docker, path: Path) {
     let spec = spec("dropped");
     let warm = match path {
-        Path::Cold => None,
+        Path::Cold | Path::Session => None,
         Path::Warm => {
             let pool = filled_pool(docker, &spec, 1).await;
             let warm = pool.take(&spec).expect("a warm sandbox");
@@ -279,7 +290,12 @@ async fn assert_a_dropped_run_leaves_nothing(docker: &bollard::Docker, path: Pat
     let (_orders, kills) = mpsc::channel(1);
     let (lifecycle, mut events) = mpsc::channel(8);
     let code = "import time\ntime.sleep(60)\n";
-    let running = run_sandbox_warm(docker, warm, &spec, code, kills, lifecycle);
+    let running: std::pin::Pin<Box<dyn std::future::Future<Output = _>>> = match path {
+        Path::Session => Box::pin(interpreter_run(docker, &spec, code, kills, lifecycle)),
+        _ => Box::pin(run_sandbox_warm(
+            docker, warm, &spec, code, kills, lifecycle,
+        )),
+    };
     let cancelled = tokio::time::timeout(Duration::from_millis(2500), running).await;
     assert!(cancelled.is_err(), "the run should still have been going");
     assert!(matches!(
@@ -372,7 +388,7 @@ async fn the_deadline_kill_lands_within_half_a_second_every_time() {
     for path in PATHS {
         let pool = match path {
             Path::Warm => Some(filled_pool(&docker, &spec, 1).await),
-            Path::Cold => None,
+            Path::Cold | Path::Session => None,
         };
         let mut overshoots = Vec::new();
         for _ in 0..10 {

@@ -26,7 +26,10 @@ use super::runner::cell_frame;
 use super::sessions::Sessions;
 use super::spec::LiveOutput;
 use super::uids::{check_range, range_of, UidRange};
-use super::{run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
+use super::{
+    run_in_interpreter, run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome,
+    SandboxSpec,
+};
 use super::{WarmContainer, WarmPool};
 use crate::actor::{ActorEnv, ActorError, Role};
 use crate::bus::reporter::{settle, Reporter, RequestRef};
@@ -52,7 +55,6 @@ use crate::proxy::control::Attempt;
 use crate::proxy::{Egress, Lease};
 
 mod cells;
-use cells::run_once_interpreted;
 
 const NAME: &str = Role::Supervisor.name();
 /// How often a supervisor looks for sandboxes whose owner died since it started.
@@ -490,8 +492,7 @@ impl State {
         if let Some(input) = &job_input {
             let frame = cell_frame(code, input, self.output_caps());
             let limits = self.cell_limits(&spec.limits);
-            return run_once_interpreted(&self.docker, spec, (frame, limits), kills, lifecycle)
-                .await;
+            return run_in_interpreter(&self.docker, spec, (frame, limits), kills, lifecycle).await;
         }
         lose_warm_sandbox_when_testing(&self.docker, warm.as_ref()).await;
         let first =

@@ -18,13 +18,13 @@ use tokio::sync::mpsc::{self, Receiver, Sender};
 use super::changes::Layers;
 use super::guard::RemovalGuard;
 use super::init_process::SandboxInit;
-use super::output::CappedOutput;
+use super::output::{died_of_full_disk, CappedOutput};
 use super::runner::{CellEnd, FrameDecoder, OutputCaps, RunnerFile, RunnerFrame};
 use super::sandbox::{
     attach, charge_socket_buffers, create_guarded, emit, remove_reported, settle, start,
 };
-use super::spec::{Lifecycle, LiveOutput, SandboxSpec};
-use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation};
+use super::spec::{Lifecycle, LiveOutput, SandboxOutcome, SandboxSpec};
+use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation, wait_stopped};
 use super::SandboxError;
 use crate::cgroup::counters::CgroupFiles;
 use crate::protocol::exec::{Usage, Violation, ViolationKind};
@@ -32,6 +32,8 @@ use crate::protocol::interpreter::SkippedFile;
 
 /// How long a killed sandbox may take to stop before a cell stops waiting for it.
 const KILL_GRACE: Duration = Duration::from_secs(5);
+/// How long a closed runner has to exit by itself.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
 /// Frames buffered between the sandbox's output and the cell reading them.
 const FRAME_QUEUE: usize = 64;
 
@@ -46,6 +48,8 @@ pub struct CellLimits {
     pub grace: Duration,
     pub stdout_bytes: u64,
     pub stderr_bytes: u64,
+    /// The scratch space's size, for the message of a `disk` violation.
+    pub tmpfs_bytes: u64,
     pub files: OutputCaps,
 }
 
@@ -62,6 +66,8 @@ pub struct CellOutcome {
     pub files: Vec<RunnerFile>,
     pub skipped: Vec<SkippedFile>,
     pub violation: Option<Violation>,
+    /// The kernel's OOM killer ended a process of the sandbox during the cell.
+    pub oom_killed: bool,
     /// Set when the sandbox is gone after this cell (killed, or ended by the program):
     /// why. The session it held is over.
     pub ended: Option<String>,
@@ -235,10 +241,16 @@ impl InterpreterSandbox {
         }
     }
 
-    /// Stops the sandbox (killing what still runs) and removes it, reporting `Exited` and
+    /// Stops the sandbox (its runner sees the end of its input; what still runs after
+    /// `CLOSE_WAIT` is killed) and removes it, reporting `Exited` and
     /// `Removed`. Its guard removes it if this fails.
     pub async fn close(mut self) -> Result<(), SandboxError> {
-        self.kill_now().await;
+        // End of input: the runner finishes and exits by itself; what does not is killed.
+        let _ = self.input.shutdown().await;
+        let stopped = wait_stopped(&self.docker, &self.container_id);
+        if tokio::time::timeout(CLOSE_WAIT, stopped).await.is_err() {
+            self.kill_now().await;
+        }
         let (ended, layers) = match settle(&self.docker, &self.container_id).await {
             Ok((ended, layers)) => (ended, Layers::Inspected(layers)),
             Err(error) => {
@@ -272,6 +284,7 @@ impl InterpreterSandbox {
                 Some("the engine could not say how the sandbox ended".into()),
             ),
         };
+        outcome.oom_killed = oom;
         if outcome.violation.is_none() {
             if oom {
                 let detail = format!(
@@ -311,6 +324,45 @@ impl InterpreterSandbox {
             peak_memory_bytes: now.max_memory_bytes.max(now.memory_bytes),
             peak_pids: now.pids,
         }
+    }
+}
+
+/// Runs one cell (`frame`, from `runner::cell_frame`) in a runner sandbox opened for it,
+/// then removes the sandbox: the interpreter's counterpart of `run_sandbox`, with the
+/// same guarantees.
+pub async fn run_in_interpreter(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    (frame, limits): (Vec<u8>, CellLimits),
+    mut kills: mpsc::Receiver<Violation>,
+    lifecycle: mpsc::Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    let mut sandbox = InterpreterSandbox::open(docker, spec, lifecycle).await?;
+    let outcome = sandbox
+        .run_cell((frame, spec.live.clone()), &limits, &mut kills)
+        .await;
+    let container_id = sandbox.container_id().to_string();
+    sandbox.close().await?;
+    Ok(sandbox_outcome(container_id, outcome))
+}
+
+/// A cell's outcome in the shape every run's result is built from.
+pub(crate) fn sandbox_outcome(container_id: String, cell: CellOutcome) -> SandboxOutcome {
+    SandboxOutcome {
+        container_id,
+        exit_code: cell.exit_code,
+        oom_killed: cell.oom_killed,
+        stdout: cell.stdout,
+        stderr: cell.stderr,
+        stdout_truncated: cell.stdout_truncated,
+        stderr_truncated: cell.stderr_truncated,
+        violation: cell.violation,
+        wall_ms: cell.usage.wall_ms,
+        warm: false,
+        lost: cell.lost,
+        code_delivered: true,
+        files: cell.files,
+        files_skipped: cell.skipped,
     }
 }
 
@@ -456,7 +508,8 @@ impl Cell {
     }
 
     fn into_outcome(self, limits: &CellLimits) -> CellOutcome {
-        let interrupted = self.end.as_ref().is_some_and(|end| end.interrupted);
+        // Interrupted at the deadline: the cell said so, or the sandbox ended meanwhile.
+        let interrupted = self.end.as_ref().is_none_or(|end| end.interrupted);
         let mut violation = self.violation;
         if violation.is_none() && interrupted && self.interrupted_at.is_some() {
             let detail = format!(
@@ -465,7 +518,18 @@ impl Cell {
             );
             violation = Some(super::watch::violation(ViolationKind::Timeout, detail));
         }
-        let ended = self.killed_at.map(|_| match &self.broken {
+        let exit_code = self.end.as_ref().map(|end| end.exit_code);
+        let mut killed_at = self.killed_at;
+        if violation.is_none() && died_of_full_disk(exit_code, self.stderr.as_bytes()) {
+            let detail = format!(
+                "ran out of scratch space (tmpfs of {} bytes, or the file size limit), as its own error output says",
+                limits.tmpfs_bytes
+            );
+            violation = Some(super::watch::violation(ViolationKind::Disk, detail));
+            // A full scratch space ends the sandbox, as any violation does.
+            killed_at = Some(Instant::now());
+        }
+        let ended = killed_at.map(|_| match &self.broken {
             Some(why) => format!("its runner's output broke: {why}"),
             None => "killed".to_string(),
         });
@@ -478,10 +542,11 @@ impl Cell {
             stderr_truncated: self.stderr.truncated(),
             stdout: self.stdout.into_bytes(),
             stderr: self.stderr.into_bytes(),
-            exit_code: self.end.as_ref().map(|end| end.exit_code),
+            exit_code,
             files: self.files,
             skipped,
             violation,
+            oom_killed: false,
             lost: self.broken.clone(),
             ended,
             usage: Usage::default(),

@@ -23,12 +23,12 @@ pub mod changes;
 mod guard;
 pub mod hardening;
 mod init_process;
-pub(crate) mod interpreter;
+pub mod interpreter;
 pub(crate) mod output;
 pub mod pool;
 pub mod reaper;
 pub(crate) mod result;
-pub(crate) mod runner;
+pub mod runner;
 pub(crate) mod sandbox;
 pub(crate) mod seccomp;
 pub(crate) mod sessions;
@@ -38,6 +38,7 @@ mod watch;
 
 use bollard::errors::Error as BollardError;
 
+pub use interpreter::{run_in_interpreter, CellLimits};
 pub use pool::{WarmContainer, WarmPool};
 pub use sandbox::{run_sandbox, run_sandbox_warm};
 pub use spec::{Lifecycle, SandboxEgress, SandboxOutcome, SandboxSpec};

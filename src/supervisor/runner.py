@@ -75,10 +75,17 @@ def program_pipe(target_fd, kind):
     read_end, write_end = os.pipe()
     os.set_inheritable(read_end, False)
     os.dup2(write_end, target_fd)
-    os.close(write_end)
+    os.set_inheritable(write_end, False)
     forwarder = Forwarder(kind, read_end)
+    forwarder.write_end, forwarder.target_fd = write_end, target_fd
     forwarder.start()
     return forwarder
+
+
+def restore_program_output(forwarders):
+    """fds 1 and 2 are the pipes again, whatever the last cell did to them."""
+    for forwarder in forwarders:
+        os.dup2(forwarder.write_end, forwarder.target_fd)
 
 
 class Cells:
@@ -101,6 +108,7 @@ class Cells:
 
     def run(self, cell, forwarders):
         self.number += 1
+        restore_program_output(forwarders)
         place_files(cell.get("files") or [])
         feed_stdin(cell.get("stdin"))
         before = snapshot(OUTPUTS)
@@ -138,9 +146,13 @@ def exit_code_of(stop):
 
 
 def print_error(error):
-    # The traceback without the runner's own frame, as `python3 -` would print it.
+    # The traceback without the runner's own frame, as `python3 -` would print it (unless
+    # the program broke its own stderr).
     tb = error.__traceback__.tb_next if error.__traceback__ else None
-    traceback.print_exception(type(error), error, tb)
+    try:
+        traceback.print_exception(type(error), error, tb)
+    except Exception:
+        pass
 
 
 def safe_relative(path):

@@ -6,58 +6,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bollard::Docker;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{failed_result, finish_live, follow_live, forward_lifecycle, Running, State};
 use crate::bus::reporter::RequestRef;
 use crate::bus::BusError;
-use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, Violation};
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status};
 use crate::protocol::interpreter::{session_id, SessionAction};
 use crate::protocol::monitor::UsageSample;
 use crate::protocol::scheduler::{Limits, Network, Scheduled};
-use crate::supervisor::interpreter::{CellLimits, CellOutcome, InterpreterSandbox};
+use crate::supervisor::interpreter::sandbox_outcome;
+use crate::supervisor::interpreter::{CellLimits, InterpreterSandbox};
 use crate::supervisor::result::result_of_run;
 use crate::supervisor::runner::{cell_frame, OutputCaps};
 use crate::supervisor::sessions::{serve, CellOrder, Lookup, SessionHandle, SessionTimes};
-use crate::supervisor::{Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
-
-/// Runs one cell in a runner sandbox opened for it, then removes the sandbox.
-pub(super) async fn run_once_interpreted(
-    docker: &Docker,
-    spec: &SandboxSpec,
-    (frame, limits): (Vec<u8>, CellLimits),
-    mut kills: mpsc::Receiver<Violation>,
-    lifecycle: mpsc::Sender<Lifecycle>,
-) -> Result<SandboxOutcome, SandboxError> {
-    let mut sandbox = InterpreterSandbox::open(docker, spec, lifecycle).await?;
-    let outcome = sandbox
-        .run_cell((frame, spec.live.clone()), &limits, &mut kills)
-        .await;
-    let container_id = sandbox.container_id().to_string();
-    sandbox.close().await?;
-    Ok(sandbox_outcome(container_id, outcome))
-}
-
-/// A cell's outcome in the shape every run's result is built from.
-fn sandbox_outcome(container_id: String, cell: CellOutcome) -> SandboxOutcome {
-    SandboxOutcome {
-        container_id,
-        exit_code: cell.exit_code,
-        oom_killed: false,
-        stdout: cell.stdout,
-        stderr: cell.stderr,
-        stdout_truncated: cell.stdout_truncated,
-        stderr_truncated: cell.stderr_truncated,
-        violation: cell.violation,
-        wall_ms: cell.usage.wall_ms,
-        warm: false,
-        lost: cell.lost,
-        code_delivered: true,
-        files: cell.files,
-        files_skipped: cell.skipped,
-    }
-}
+use crate::supervisor::SandboxSpec;
 
 impl State {
     pub(super) fn output_caps(&self) -> OutputCaps {
@@ -73,6 +36,7 @@ impl State {
             grace: Duration::from_millis(self.settings.sessions.interrupt_grace_ms),
             stdout_bytes: limits.stdout_bytes,
             stderr_bytes: limits.stderr_bytes,
+            tmpfs_bytes: limits.tmpfs_bytes,
             files: self.output_caps(),
         }
     }
