@@ -4,10 +4,10 @@
 
 use cordon::protocol::assessor::{Assessed, BlockedEvent};
 use cordon::protocol::audit::{Alert, AuditEvent, CheckpointPublished};
-use cordon::protocol::exec::{DeadLetterEvent, ExecRequest, ExecResult};
+use cordon::protocol::exec::{DeadLetterEvent, ExecRequest, ExecResult, OutputChunk};
 use cordon::protocol::grant::{GrantDecision, HeldRequest, OverrideGrant};
 use cordon::protocol::monitor::{KillOrder, UsageSample};
-use cordon::protocol::scheduler::Scheduled;
+use cordon::protocol::scheduler::{Scheduled, SessionList};
 use cordon::protocol::supervisor::{ContainerExited, ContainerStarted, HostLoad, ViolationEvent};
 use cordon::protocol::{Envelope, Subject};
 use serde::de::DeserializeOwned;
@@ -61,7 +61,14 @@ fn every_subject_has_a_channel_and_every_channel_is_a_subject() {
     }
 }
 
+/// Whether a property is marked `x-omitted-when-empty: true`: a field the Rust type skips
+/// when it is empty or None (`skip_serializing_if`), so an example may lack it.
+fn omitted_when_empty(property: &Value) -> bool {
+    property["x-omitted-when-empty"] == true
+}
+
 /// Checks that `value` has exactly the properties of schema `name`, recursing into `$ref`s.
+/// A property marked `omitted_when_empty` may be absent; when present it is checked.
 fn assert_fields_match(doc: &Value, name: &str, value: &Value) {
     let schema = &doc["components"]["schemas"][name];
     let properties = schema["properties"]
@@ -70,7 +77,11 @@ fn assert_fields_match(doc: &Value, name: &str, value: &Value) {
     let object = value
         .as_object()
         .unwrap_or_else(|| panic!("{name} serializes as an object: {value}"));
-    let mut documented: Vec<&String> = properties.keys().collect();
+    let mut documented: Vec<&String> = properties
+        .iter()
+        .filter(|(field, property)| object.contains_key(*field) || !omitted_when_empty(property))
+        .map(|(field, _)| field)
+        .collect();
     let mut serialized: Vec<&String> = object.keys().collect();
     documented.sort();
     serialized.sort();
@@ -79,7 +90,9 @@ fn assert_fields_match(doc: &Value, name: &str, value: &Value) {
         "fields of {name}: documented vs serialized"
     );
     for (field, property) in properties {
-        check_nested(doc, property, &object[field]);
+        if let Some(value) = object.get(field) {
+            check_nested(doc, property, value);
+        }
     }
 }
 
@@ -100,16 +113,26 @@ fn check_nested(doc: &Value, property: &Value, value: &Value) {
     }
 }
 
-/// Every example of message `name` decodes as `Envelope<T>` and matches schema `name`.
+/// Every example of message `name` decodes as `Envelope<T>` and matches schema `name`, and
+/// each property of `name` that may be omitted is present in some example (so it is checked).
 fn check_message<T: DeserializeOwned + Serialize>(doc: &Value, name: &str) {
     let examples = doc["components"]["messages"][name]["examples"].as_array();
     let examples = examples.unwrap_or_else(|| panic!("message {name} has examples"));
     assert!(!examples.is_empty(), "message {name} has examples");
+    let mut bodies = Vec::new();
     for example in examples {
         let envelope: Envelope<T> = serde_json::from_value(example["payload"].clone())
             .unwrap_or_else(|e| panic!("example of {name} does not decode: {e}"));
         let body = serde_json::to_value(&envelope.body).unwrap();
         assert_fields_match(doc, name, &body);
+        bodies.push(body);
+    }
+    let properties = doc["components"]["schemas"][name]["properties"].as_object();
+    for (field, property) in properties.into_iter().flatten() {
+        assert!(
+            !omitted_when_empty(property) || bodies.iter().any(|b| b.get(field).is_some()),
+            "no example of {name} shows its field {field}"
+        );
     }
 }
 
@@ -134,9 +157,20 @@ fn every_message_schema_and_example_matches_its_rust_type() {
     check_message::<GrantDecision>(&doc, "GrantDecision");
     check_message::<Alert>(&doc, "Alert");
     check_message::<CheckpointPublished>(&doc, "CheckpointPublished");
+    check_message::<OutputChunk>(&doc, "OutputChunk");
+    check_message::<SessionList>(&doc, "SessionList");
+    // The session list request has no body type: its (inline) example wraps `null`.
+    let ask = &doc["channels"]["sessionList"]["messages"]["SessionListRequest"];
+    for example in ask["examples"]
+        .as_array()
+        .expect("SessionListRequest has examples")
+    {
+        serde_json::from_value::<Envelope<()>>(example["payload"].clone())
+            .expect("example of SessionListRequest decodes");
+    }
     let documented = doc["components"]["messages"].as_object().unwrap().len();
     assert_eq!(
-        documented, 18,
+        documented, 20,
         "a message was added to the document without a check here"
     );
 }
