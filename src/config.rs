@@ -386,6 +386,10 @@ pub struct PoolSettings {
     pub untrusted: u32,
     pub unknown: u32,
     pub trusted: u32,
+    /// Warm interpreter sandboxes kept for opening sessions, per trust level.
+    pub sessions_untrusted: u32,
+    pub sessions_unknown: u32,
+    pub sessions_trusted: u32,
 }
 
 impl PoolSettings {
@@ -398,12 +402,24 @@ impl PoolSettings {
         }
     }
 
+    /// How many warm interpreter sandboxes to keep for sessions opened at `trust`.
+    pub fn sessions_for(&self, trust: TrustLevel) -> u32 {
+        match trust {
+            TrustLevel::Untrusted => self.sessions_untrusted,
+            TrustLevel::Unknown => self.sessions_unknown,
+            TrustLevel::Trusted => self.sessions_trusted,
+        }
+    }
+
     /// No warm sandboxes at all (one-shot pipelines such as `cordon exec`).
     pub fn disabled() -> PoolSettings {
         PoolSettings {
             untrusted: 0,
             unknown: 0,
             trusted: 0,
+            sessions_untrusted: 0,
+            sessions_unknown: 0,
+            sessions_trusted: 0,
         }
     }
 }

@@ -115,3 +115,44 @@ async fn a_low_risk_job_runs_in_the_warm_sandbox_which_is_then_replaced() {
     assert!(node.stop().success());
     assert_no_containers_within(&node.host, Duration::from_secs(10));
 }
+
+/// With `sessions_untrusted = 1`, opening a session takes the warm interpreter sandbox (the
+/// audit log names it), which keeps the session's state, and the pool makes another; a
+/// one-off job never takes it.
+#[tokio::test]
+async fn a_session_opens_in_the_warm_interpreter_sandbox() {
+    let config = test_config("").replace("sessions_untrusted = 0", "sessions_untrusted = 1");
+    let nats = Nats::start();
+    let mut node = Node::up(&nats, "warm-session", &config);
+    let client = client(&nats).await;
+    let warm = one_warm_within(&node.host, Duration::from_secs(30));
+
+    let plain = run(&client, "print('one-off')").await;
+    assert_eq!(plain.status, Status::Completed, "{plain:?}");
+    assert_ne!(created_container_of(&node, &plain.request_id), warm);
+
+    let open = ExecRequest {
+        session: Some("new".into()),
+        ..request("x = 7", "untrusted")
+    };
+    let opened = run_request(&client, &open).await;
+    assert_eq!(opened.status, Status::Completed, "{opened:?}");
+    assert_eq!(created_container_of(&node, &opened.request_id), warm);
+    let id = opened.session.expect("a session").id;
+    let cell = ExecRequest {
+        session: Some(id),
+        ..request("print(x * 6)", "untrusted")
+    };
+    assert_eq!(run_request(&client, &cell).await.stdout, "42\n");
+    // The session's sandbox keeps its `cordon.warm` label; the pool made another beside it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while warm_of(&node.host).iter().all(|w| *w == warm) {
+        assert!(
+            Instant::now() < deadline,
+            "the pool made no other warm sandbox"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(node.stop().success());
+    assert_no_containers_within(&node.host, Duration::from_secs(10));
+}

@@ -9,11 +9,13 @@
 //! - `node`: a `cordon up` with its embedded nats-server in a temp data dir.
 //! - `docker_floor`: the raw `docker run --rm` and `docker kill` baselines.
 //! - `library`: assessor and audit, measured in-process.
+//! - `sessions`: opening a session, a cell in one (beside llm-sandbox), idle sessions' memory.
 //! - `stats`: percentiles and the table.
 
 mod docker_floor;
 mod library;
 mod node;
+mod sessions;
 mod stats;
 
 /// The `cordon` binary's allocator, so the in-process rows measure what the service runs.
@@ -29,7 +31,7 @@ use cordon::protocol::exec::{ExecRequest, ExecResult, Status};
 use stats::{Row, Samples};
 
 /// Requests per latency series.
-const LATENCY_RUNS: usize = 30;
+pub const LATENCY_RUNS: usize = 30;
 /// Requests per client in a throughput run.
 const RUNS_PER_CLIENT: usize = 10;
 /// Deadline of the kill-latency jobs, milliseconds.
@@ -48,6 +50,7 @@ async fn main() {
     // warm pool's containers on the same two cores.
     let library_rows = library::rows();
     let mut rows = pipeline_rows(&cordon).await;
+    rows.extend(sessions::rows(&cordon).await);
     rows.extend(library_rows);
     stats::print_table(&rows);
 }

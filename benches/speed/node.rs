@@ -13,7 +13,8 @@ use cordon::config::Settings;
 use super::stats::Row;
 
 /// Settings for a node with no warm pool (every job cold).
-pub const NO_POOL: &str = "[pool]\nuntrusted = 0\nunknown = 0\ntrusted = 0\n";
+pub const NO_POOL: &str =
+    "[pool]\nuntrusted = 0\nunknown = 0\ntrusted = 0\nsessions_untrusted = 0\n";
 
 pub struct Up {
     child: Option<Child>,
@@ -49,7 +50,9 @@ impl Up {
             child: Some(child),
             url,
             host,
-            pool_size: (pool.untrusted + pool.unknown + pool.trusted) as usize,
+            pool_size: (pool.untrusted + pool.unknown + pool.trusted) as usize
+                + (pool.sessions_untrusted + pool.sessions_unknown + pool.sessions_trusted)
+                    as usize,
             _dir: dir,
         };
         up.wait_pool_full().await;
@@ -60,12 +63,34 @@ impl Up {
     /// node's data dir (the embedded server is permissioned).
     pub async fn client(&self) -> Client {
         let mut settings = Settings::load(None).expect("defaults");
-        let data_dir = self._dir.path().join("data");
+        let data_dir = self.data_dir();
         let credentials = cordon::node::embedded_auth::credentials_dir(&data_dir);
         cordon::node::embedded_auth::use_local_client(&mut settings, &credentials);
         Client::connect(&self.url, &settings.nats)
             .await
             .expect("a client of the bench node")
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The node's data dir, whose credentials the CLI reads as the local client.
+    pub fn data_dir(&self) -> std::path::PathBuf {
+        self._dir.path().join("data")
+    }
+
+    /// Ids of every container of this node's host.
+    pub fn containers(&self) -> Vec<String> {
+        let output = Command::new("docker")
+            .args(["ps", "-q", "--no-trunc"])
+            .args(["--filter", &format!("label=cordon.host={}", self.host)])
+            .output()
+            .expect("docker CLI");
+        String::from_utf8_lossy(&output.stdout)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
     }
 
     /// Waits (up to 30 s) until every warm sandbox the node keeps is there.
@@ -139,7 +164,7 @@ fn read_url(child: &mut Child) -> String {
         .to_string()
 }
 
-fn rss_mib(pid: u32) -> f64 {
+pub fn rss_mib(pid: u32) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let kib: f64 = status
         .lines()

@@ -24,7 +24,7 @@ impl Samples {
         sorted[rank.clamp(1, sorted.len()) - 1]
     }
 
-    fn triple(&self) -> String {
+    pub fn triple(&self) -> String {
         format!(
             "{:.0} / {:.0} / {:.0}",
             self.percentile(50.0),

@@ -492,7 +492,9 @@ impl State {
         if let Some(input) = &job_input {
             let frame = cell_frame(code, input, self.output_caps());
             let limits = self.cell_limits(&spec.limits);
-            return run_in_interpreter(&self.docker, spec, (frame, limits), kills, lifecycle).await;
+            let sandbox = (warm, spec);
+            return run_in_interpreter(&self.docker, sandbox, (frame, limits), kills, lifecycle)
+                .await;
         }
         lose_warm_sandbox_when_testing(&self.docker, warm.as_ref()).await;
         let first =

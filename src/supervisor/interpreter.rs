@@ -19,9 +19,11 @@ use super::changes::Layers;
 use super::guard::RemovalGuard;
 use super::init_process::SandboxInit;
 use super::output::{died_of_full_disk, CappedOutput};
+use super::pool::WarmContainer;
 use super::runner::{CellEnd, FrameDecoder, OutputCaps, RunnerFile, RunnerFrame};
 use super::sandbox::{
-    attach, charge_socket_buffers, create_guarded, emit, remove_reported, settle, start,
+    attach, charge_socket_buffers, create_guarded, created_event, emit, remove_reported, settle,
+    start,
 };
 use super::spec::{Lifecycle, LiveOutput, SandboxOutcome, SandboxSpec};
 use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation, wait_stopped};
@@ -93,16 +95,29 @@ pub struct InterpreterSandbox {
 }
 
 impl InterpreterSandbox {
-    /// Creates, attaches and starts a runner sandbox for `spec` (whose `interpreter` is
-    /// set). The container is removed if anything fails.
+    /// A runner sandbox for `spec` (whose `interpreter` is set): `warm` (one the pool made
+    /// for this shape, already running the runner) or, without one, a fresh one created,
+    /// attached and started now. The container is removed if anything fails.
     pub async fn open(
         docker: &Docker,
+        warm: Option<WarmContainer>,
         spec: &SandboxSpec,
         lifecycle: Sender<Lifecycle>,
     ) -> Result<InterpreterSandbox, SandboxError> {
-        let (container_id, guard) = create_guarded(docker, spec, &lifecycle).await?;
-        let streams = attach(docker, &container_id).await?;
-        start(docker, &container_id).await?;
+        let (container_id, streams, guard) = match warm {
+            Some(warm) => {
+                let (container_id, image_id, streams, mut guard) = warm.into_parts();
+                guard.report_to(&lifecycle);
+                emit(&lifecycle, created_event(spec, &container_id, image_id)).await;
+                (container_id, streams, guard)
+            }
+            None => {
+                let (container_id, guard) = create_guarded(docker, spec, &lifecycle).await?;
+                let streams = attach(docker, &container_id).await?;
+                start(docker, &container_id).await?;
+                (container_id, streams, guard)
+            }
+        };
         let started = Lifecycle::Started {
             container_id: container_id.clone(),
         };
@@ -332,12 +347,12 @@ impl InterpreterSandbox {
 /// same guarantees.
 pub async fn run_in_interpreter(
     docker: &Docker,
-    spec: &SandboxSpec,
+    (warm, spec): (Option<WarmContainer>, &SandboxSpec),
     (frame, limits): (Vec<u8>, CellLimits),
     mut kills: mpsc::Receiver<Violation>,
     lifecycle: mpsc::Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
-    let mut sandbox = InterpreterSandbox::open(docker, spec, lifecycle).await?;
+    let mut sandbox = InterpreterSandbox::open(docker, warm, spec, lifecycle).await?;
     let outcome = sandbox
         .run_cell((frame, spec.live.clone()), &limits, &mut kills)
         .await;

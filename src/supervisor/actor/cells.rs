@@ -142,7 +142,8 @@ impl State {
             job.limits.clone(),
             (events, container_seen),
         ));
-        let sandbox = match InterpreterSandbox::open(&self.docker, &spec, lifecycle).await {
+        let warm = self.pool.as_ref().and_then(|pool| pool.take(&spec));
+        let sandbox = match InterpreterSandbox::open(&self.docker, warm, &spec, lifecycle).await {
             Ok(sandbox) => sandbox,
             Err(error) => return Err(Box::new(failed_result(&request.request_id, &error))),
         };

@@ -24,12 +24,20 @@ pub fn pool_classes(
     host_id: &str,
     (owner, uids): (&OwnerTag, &Option<UidRange>),
 ) -> Vec<PoolClass> {
-    TRUST_LEVELS
-        .iter()
-        .map(|trust| PoolClass {
-            template: template_for(settings, (host_id, owner, uids), *trust),
-            size: settings.pool.size_for(*trust) as usize,
-        })
+    let programs = TRUST_LEVELS.iter().map(|trust| PoolClass {
+        template: template_for(settings, (host_id, owner, uids), *trust),
+        size: settings.pool.size_for(*trust) as usize,
+    });
+    // A session's sandbox: the same shape, running the interpreter runner.
+    let sessions = TRUST_LEVELS.iter().map(|trust| PoolClass {
+        template: SandboxSpec {
+            interpreter: true,
+            ..template_for(settings, (host_id, owner, uids), *trust)
+        },
+        size: settings.pool.sessions_for(*trust) as usize,
+    });
+    programs
+        .chain(sessions)
         .filter(|class| class.size > 0)
         .collect()
 }

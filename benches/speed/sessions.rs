@@ -1,0 +1,227 @@
+//! The session rows: opening a session from the warm pool, a `print(1)` cell in a live
+//! session end to end through NATS (with the CLI, a process per cell, and with the Rust
+//! client), beside llm-sandbox's `session.run` of the same cell in an open session of
+//! the same image (scripts/llm-sandbox-bench.py, in a venv `scripts/bench` makes), and the
+//! memory 20 idle sessions hold.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use cordon::client::Client;
+use cordon::protocol::exec::{ExecRequest, ExecResult, Status};
+
+use super::node::Up;
+use super::stats::{Row, Samples};
+use super::LATENCY_RUNS;
+
+/// Idle sessions whose memory is measured.
+const IDLE_SESSIONS: usize = 20;
+
+/// Enough sessions per client for the idle-memory row.
+const CONFIG: &str = "[limits.untrusted]\nsessions_per_client = 32\n";
+
+pub async fn rows(cordon: &Path) -> Vec<Row> {
+    let node = Up::start(cordon, "sessions", CONFIG).await;
+    let client = node.client().await;
+    let opening = open_latency(&client, &node).await;
+    let id = open(&client).await;
+    let cli = cli_cell_latency(cordon, &node, &id);
+    let library = client_cell_latency(&client, &id).await;
+    close(&client, &id).await;
+    node.stop();
+    let theirs = llm_sandbox_latency();
+    // On a node without warm sandboxes, so that every container is a session's.
+    let config = format!("{CONFIG}{}", super::node::NO_POOL);
+    let node = Up::start(cordon, "idle-sessions", &config).await;
+    let memory = idle_memory_mib(&node.client().await, &node).await;
+    node.stop();
+    let mut rows = vec![
+        Row {
+            what: "open a session (warm pool), p50 / p95 / p99 ms".into(),
+            cordon: opening.triple(),
+            floor: String::new(),
+            note: "target p50 < 100 ms".into(),
+        },
+        cell_row("with the CLI (a process per cell)", &cli, &theirs),
+        cell_row("with the Rust client", &library, &theirs),
+    ];
+    rows.push(Row {
+        what: format!("{IDLE_SESSIONS} idle sessions: sandbox memory + their shims, MiB"),
+        cordon: format!("{memory:.0}"),
+        floor: String::new(),
+        note: "target < 400 MiB".into(),
+    });
+    rows
+}
+
+fn cell_row(how: &str, ours: &Samples, llm_sandbox: &Option<Samples>) -> Row {
+    let (floor, note) = match llm_sandbox {
+        Some(theirs) => (
+            format!("llm-sandbox: {}", theirs.triple()),
+            format!(
+                "p50 = {:.2} × llm-sandbox; target ≤ 15 ms and ≤ 0.1 ×",
+                ours.percentile(50.0) / theirs.percentile(50.0)
+            ),
+        ),
+        None => (
+            "llm-sandbox: not installed".into(),
+            "target p50 ≤ 15 ms".into(),
+        ),
+    };
+    Row {
+        what: format!("`print(1)` cell in a live session, {how}, p50 / p95 / p99 ms"),
+        cordon: ours.triple(),
+        floor,
+        note,
+    }
+}
+
+async fn run(client: &Client, request: &ExecRequest) -> ExecResult {
+    let id = Client::new_request_id();
+    client
+        .run(&id, request, std::time::Duration::from_secs(120))
+        .await
+        .expect("a result within two minutes")
+}
+
+fn in_session(code: &str, session: &str) -> ExecRequest {
+    ExecRequest {
+        code: serde_bytes::ByteBuf::from(code.as_bytes().to_vec()),
+        session: Some(session.to_string()),
+        ..Default::default()
+    }
+}
+
+async fn open(client: &Client) -> String {
+    let opened = run(client, &in_session("", "new")).await;
+    assert_eq!(opened.status, Status::Completed, "{opened:?}");
+    opened.session.expect("a session").id
+}
+
+async fn close(client: &Client, id: &str) {
+    let request = ExecRequest {
+        close_session: Some(true),
+        ..in_session("", id)
+    };
+    assert_eq!(run(client, &request).await.status, Status::Completed);
+}
+
+/// Opening with a full pool each time (the wait untimed), closing each (untimed).
+async fn open_latency(client: &Client, node: &Up) -> Samples {
+    let mut samples = Samples::default();
+    for _ in 0..LATENCY_RUNS {
+        node.wait_pool_full().await;
+        let started = Instant::now();
+        let id = open(client).await;
+        samples.push(started.elapsed());
+        close(client, &id).await;
+    }
+    samples
+}
+
+fn cli_cell_latency(cordon: &Path, node: &Up, id: &str) -> Samples {
+    let mut samples = Samples::default();
+    for _ in 0..LATENCY_RUNS {
+        let started = Instant::now();
+        let mut cli = Command::new(cordon)
+            .arg("--data-dir")
+            .arg(node.data_dir())
+            .args(["exec", "-", "--session", id, "--nats", node.url()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run the CLI");
+        let mut stdin = cli.stdin.take().expect("piped stdin");
+        stdin.write_all(b"print(1)").expect("write the cell");
+        drop(stdin);
+        let output = cli.wait_with_output().expect("the CLI ends");
+        samples.push(started.elapsed());
+        assert_eq!(output.stdout, b"1\n", "{output:?}");
+    }
+    samples
+}
+
+async fn client_cell_latency(client: &Client, id: &str) -> Samples {
+    let mut samples = Samples::default();
+    for _ in 0..LATENCY_RUNS {
+        let started = Instant::now();
+        let result = run(client, &in_session("print(1)", id)).await;
+        samples.push(started.elapsed());
+        assert_eq!(result.stdout, "1\n", "{result:?}");
+    }
+    samples
+}
+
+/// llm-sandbox's figures, when `CORDON_BENCH_PYTHON` names a Python that has it.
+fn llm_sandbox_latency() -> Option<Samples> {
+    let python = std::env::var("CORDON_BENCH_PYTHON").ok()?;
+    let runs = LATENCY_RUNS.to_string();
+    let output = Command::new(python)
+        .args(["scripts/llm-sandbox-bench.py", "cordon-python:3.11", &runs])
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        eprintln!(
+            "bench: llm-sandbox failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        return None;
+    }
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let mut samples = Samples::default();
+    for ms in document["ms"].as_array()? {
+        let ms = ms.as_f64()?;
+        samples.push(std::time::Duration::from_secs_f64(ms / 1000.0));
+    }
+    Some(samples)
+}
+
+/// Opens `IDLE_SESSIONS` sessions (each holding a variable), lets them settle, and adds up
+/// their sandboxes' memory (cgroup) and their containerd shims' resident memory.
+async fn idle_memory_mib(client: &Client, node: &Up) -> f64 {
+    let mut ids = Vec::new();
+    for _ in 0..IDLE_SESSIONS {
+        let id = open(client).await;
+        let set = run(client, &in_session("x = list(range(1000))", &id)).await;
+        assert_eq!(set.status, Status::Completed, "{set:?}");
+        ids.push(id);
+    }
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let containers = node.containers();
+    assert_eq!(containers.len(), IDLE_SESSIONS, "{containers:?}");
+    let sandboxes: f64 = containers.iter().map(|c| cgroup_memory_mib(c)).sum();
+    let shims: f64 = containers.iter().map(|c| shim_rss_mib(c)).sum();
+    for id in &ids {
+        close(client, id).await;
+    }
+    sandboxes + shims
+}
+
+fn cgroup_memory_mib(container: &str) -> f64 {
+    let path = format!("/sys/fs/cgroup/memory/docker/{container}/memory.usage_in_bytes");
+    let v2 = format!("/sys/fs/cgroup/system.slice/docker-{container}.scope/memory.current");
+    let bytes = std::fs::read_to_string(path)
+        .or_else(|_| std::fs::read_to_string(v2))
+        .ok()
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .unwrap_or(0.0);
+    bytes / 1024.0 / 1024.0
+}
+
+/// The RSS of the `containerd-shim` whose command line names `container`.
+fn shim_rss_mib(container: &str) -> f64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    for entry in entries.flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline);
+        if text.contains("containerd-shim") && text.contains(container) {
+            let pid = entry.file_name().to_string_lossy().parse().unwrap_or(0);
+            return super::node::rss_mib(pid);
+        }
+    }
+    0.0
+}
