@@ -44,6 +44,9 @@ pub enum Command {
     },
     /// Run a Python file in a sandbox and print its output (or the result as JSON).
     Exec(ExecArgs),
+    /// Serve cordon's tools (run_python, sessions, packages) to an assistant over MCP on
+    /// stdin/stdout.
+    Mcp(McpArgs),
     /// Open, list and close sessions: sandboxes that keep their interpreter across cells.
     Session {
         #[command(subcommand)]
@@ -182,6 +185,22 @@ pub struct ExecArgs {
     /// into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// NATS server(s) of a running cordon; without it a pipeline runs in this process for
+    /// the server's life.
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
+    /// Trust level of every request the tools make; picks the limits they state.
+    #[arg(long, default_value = "untrusted", value_parser = ["untrusted", "unknown", "trusted"])]
+    pub trust: String,
+    /// Whose code the tools run. external (the default): judged as code from anyone, since
+    /// a model's code can be steered by what it reads; self: the assistant's own, whose
+    /// findings the Assessor downgrades.
+    #[arg(long, default_value = "external", value_parser = ["self", "external"])]
+    pub origin: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -50,6 +50,7 @@ pub mod docker;
 pub mod doctor;
 pub mod image;
 pub mod job_limits;
+pub mod mcp;
 pub mod metrics;
 pub mod monitor;
 pub mod node;

@@ -73,7 +73,8 @@ async fn pipeline_rows(cordon: &Path) -> Vec<Row> {
         node.stop();
         cold
     };
-    let node = node::Up::start(cordon, "warm", "").await;
+    // The program pool of the defaults only (sessions have their own rows).
+    let node = node::Up::start(cordon, "warm", "[pool]\nsessions_untrusted = 0\n").await;
     let client = Arc::new(node.client().await);
     let warm = latency(&client, Some(&node)).await;
     let mut rows = vec![

@@ -9,16 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{EXIT_UNAVAILABLE, EXIT_USAGE};
-use crate::actor::Role;
 use crate::cli::ExecArgs;
 use crate::client::Client;
 use crate::config::Settings;
-use crate::node::embedded::EmbeddedNats;
-use crate::node::{lock_data_dir, run_roles};
+use crate::node::local::LocalPipeline;
 use crate::protocol::assessor::TrustLevel;
 use crate::protocol::exec::{ErrorCode, ExecRequest, ExecResult, OutputChunk, Status};
 use crate::protocol::interpreter::InputFile;
-use crate::shutdown;
 
 /// The sandbox was killed for breaking a limit.
 pub const EXIT_VIOLATION: u8 = 124;
@@ -283,45 +280,20 @@ impl Printed {
     }
 }
 
-/// Starts nats-server (throwaway store) and all five actors, runs one request, stops all.
+/// Starts a throwaway pipeline (nats-server and all five actors), runs one request, stops it.
 async fn run_embedded(
     settings: Arc<Settings>,
     (request_id, request): (&str, &ExecRequest),
     wait: Duration,
     follow: Option<&mut (dyn FnMut(OutputChunk) + Send)>,
 ) -> Result<ExecResult, String> {
-    let _lock = lock_data_dir(&settings.data_dir()).map_err(|e| e.to_string())?;
-    // One request: warm sandboxes would only be made to be thrown away.
-    let mut one_shot = (*settings).clone();
-    one_shot.pool = crate::config::PoolSettings::disabled();
-    let settings = Arc::new(one_shot);
-    let store = tempfile::Builder::new()
-        .prefix("cordon-exec-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a temporary NATS store: {e}"))?;
-    // Always a free port: a `cordon up` may hold `nats.listen`.
-    let server = EmbeddedNats::start(&settings, store.path(), None)
-        .await
-        .map_err(|e| e.to_string())?;
-    let settings = Arc::new(server.settings_for_users(&settings));
-    let (trigger, listener) = shutdown::channel();
-    let node = actix_rt::spawn({
-        let (settings, url) = (settings.clone(), server.url().to_string());
-        async move { run_roles(settings, &Role::ALL, &url, listener).await }
-    });
-    let mut node = std::pin::pin!(node);
-    let (result, node_ended) = tokio::select! {
-        result = submit_and_wait(&settings, server.url(), (request_id, request), wait, follow) => (result, false),
-        stopped = &mut node => (Err(match stopped {
-            Ok(Err(error)) => format!("the embedded pipeline stopped: {error}"),
-            _ => "the embedded pipeline stopped before the result arrived".to_string(),
-        }), true),
+    let mut pipeline = LocalPipeline::start(&settings).await?;
+    let (url, local) = (pipeline.url().to_string(), pipeline.settings().clone());
+    let result = tokio::select! {
+        result = submit_and_wait(&local, &url, (request_id, request), wait, follow) => result,
+        why = pipeline.failed() => Err(why),
     };
-    trigger.trigger();
-    if !node_ended {
-        let _ = tokio::time::timeout(Duration::from_secs(20), node).await;
-    }
-    server.stop().await;
+    pipeline.stop().await;
     result
 }
 

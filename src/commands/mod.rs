@@ -7,6 +7,7 @@ mod doctor;
 mod exec;
 mod image;
 mod keygen;
+mod mcp;
 mod override_cmd;
 mod session;
 mod up;
@@ -55,6 +56,7 @@ async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
         Command::Audit { command } => audit::audit(&settings, command),
         Command::Image { command } => image::image(&settings, command).await,
         Command::Session { command } => session::session(settings, command).await,
+        Command::Mcp(args) => mcp::mcp(settings, args).await,
         Command::Assess(args) => assess::assess(&settings, args),
         Command::Keygen(args) => keygen::keygen(args),
         Command::Override(args) => override_cmd::override_request(settings, args).await,

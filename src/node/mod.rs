@@ -7,6 +7,7 @@
 
 pub mod embedded;
 pub mod embedded_auth;
+pub mod local;
 
 use std::sync::Arc;
 use std::time::Duration;

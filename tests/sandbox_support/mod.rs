@@ -275,7 +275,7 @@ pub async fn interpreter_run(
         files: caps,
     };
     let frame = cell_frame(code, &CellInput::default(), caps);
-    run_in_interpreter(docker, &spec, (frame, limits), kills, lifecycle).await
+    run_in_interpreter(docker, (None, &spec), (frame, limits), kills, lifecycle).await
 }
 
 /// Runs `code` in a sandbox taken from `pool`, which must have one ready for `spec`.

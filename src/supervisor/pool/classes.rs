@@ -18,26 +18,34 @@ const TRUST_LEVELS: [TrustLevel; 3] = [
     TrustLevel::Trusted,
 ];
 
-/// The pooled classes of this host, in `[pool]` order; levels of size 0 are left out.
+/// The pooled classes of this host, by trust level; classes of size 0 are left out.
 pub fn pool_classes(
     settings: &Settings,
     host_id: &str,
     (owner, uids): (&OwnerTag, &Option<UidRange>),
 ) -> Vec<PoolClass> {
-    let programs = TRUST_LEVELS.iter().map(|trust| PoolClass {
-        template: template_for(settings, (host_id, owner, uids), *trust),
-        size: settings.pool.size_for(*trust) as usize,
-    });
-    // A session's sandbox: the same shape, running the interpreter runner.
-    let sessions = TRUST_LEVELS.iter().map(|trust| PoolClass {
-        template: SandboxSpec {
-            interpreter: true,
-            ..template_for(settings, (host_id, owner, uids), *trust)
-        },
-        size: settings.pool.sessions_for(*trust) as usize,
-    });
-    programs
-        .chain(sessions)
+    // Per trust level, the program class, then the session class (a session's sandbox: the
+    // same shape running the interpreter runner). The pool fills classes in this order
+    // while the host has room.
+    TRUST_LEVELS
+        .iter()
+        .flat_map(|trust| {
+            let template = template_for(settings, (host_id, owner, uids), *trust);
+            let session = SandboxSpec {
+                interpreter: true,
+                ..template.clone()
+            };
+            [
+                PoolClass {
+                    template,
+                    size: settings.pool.size_for(*trust) as usize,
+                },
+                PoolClass {
+                    template: session,
+                    size: settings.pool.sessions_for(*trust) as usize,
+                },
+            ]
+        })
         .filter(|class| class.size > 0)
         .collect()
 }
