@@ -25,6 +25,7 @@ pub struct Settings {
     pub limits: TrustLimits,
     pub caps: Caps,
     pub sessions: SessionSettings,
+    pub runtime: RuntimeSettings,
     pub assessment: AssessmentSettings,
     /// The Assessor's weights, thresholds and known-threat signatures.
     pub security: ScoringSettings,
@@ -247,6 +248,17 @@ pub struct LevelLimits {
     pub session_lifetime_secs: u64,
     pub session_idle_secs: u64,
     pub sessions_per_client: u32,
+}
+
+/// The runtime policy (`supervisor::policy`): which events of a run's runtime record end it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RuntimeSettings {
+    /// Globs (`*` within a segment, `**` across) of paths whose opening ends the run.
+    pub secret_paths: Vec<String>,
+    /// Library name prefixes whose loading through ctypes ends an untrusted run.
+    pub forbidden_libraries: Vec<String>,
+    /// A started command that downloads and runs a program ends the run.
+    pub download_and_execute: bool,
 }
 
 /// Settings for sessions that hold for every trust level.

@@ -21,7 +21,7 @@ use crate::protocol::assessor::{Assessment, Origin, TrustLevel};
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{AuditRef, ErrorInfo, ExecResult, Status, Usage, Violation};
 use crate::protocol::interpreter::{
-    CellInput, FileDigest, NetworkDenial, SessionAction, SessionInfo, SkippedFile,
+    CellInput, FileDigest, NetworkDenial, RuntimeSummary, SessionAction, SessionInfo, SkippedFile,
 };
 use crate::protocol::scheduler::Limits;
 
@@ -138,6 +138,8 @@ pub struct StoredResult {
     pub files_skipped: Vec<SkippedFile>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network_denied: Vec<NetworkDenial>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<RuntimeSummary>,
 }
 
 impl StoredResult {
@@ -162,6 +164,7 @@ impl StoredResult {
             files,
             files_skipped,
             network_denied,
+            runtime,
         } = result;
         StoredResult {
             request_id: request_id.clone(),
@@ -189,6 +192,7 @@ impl StoredResult {
                 .collect(),
             files_skipped: files_skipped.clone(),
             network_denied: network_denied.clone(),
+            runtime: runtime.clone(),
         }
     }
 }

@@ -122,6 +122,10 @@ fn violation_step(result: &ExecResult) -> &'static str {
         Some(ViolationKind::Network) => "only the allowlisted hosts can be reached",
         Some(ViolationKind::Pids) => "start fewer processes or threads",
         Some(ViolationKind::Cpu) => "use less CPU time",
+        Some(ViolationKind::Policy) => {
+            "the run did something cordon's runtime policy forbids (reading secrets, loading \
+             native libraries, downloading and running programs): do the task without it"
+        }
         None => "stay within the limits",
     }
 }

@@ -114,6 +114,13 @@ pub enum AuditRecord {
     Finished {
         result: Box<ExecResult>,
     },
+    /// The runtime record of one run (or session cell): each distinct thing the program
+    /// asked Python to do, with its count and times; `dropped` past the cap.
+    Runtime {
+        container_id: String,
+        events: Vec<super::interpreter::RuntimeEvent>,
+        dropped: u64,
+    },
     /// One connection attempt through the egress proxy, allowed or not, once it is over.
     NetworkConnection {
         /// `GET`, `HEAD`, `CONNECT`, a refused method, or `?` when unreadable.
@@ -164,6 +171,7 @@ impl AuditRecord {
             AuditRecord::ContainerRemoved { .. } => "container_removed",
             AuditRecord::Violation { .. } => "violation",
             AuditRecord::Finished { .. } => "finished",
+            AuditRecord::Runtime { .. } => "runtime",
             AuditRecord::NetworkConnection { .. } => "network_connection",
             AuditRecord::OverrideGrant { .. } => "override_grant",
         }

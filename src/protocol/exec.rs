@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::assessor::Assessment;
-use super::interpreter::{InputFile, NetworkDenial, OutputFile, SessionInfo, SkippedFile};
+use super::interpreter::{
+    InputFile, NetworkDenial, OutputFile, RuntimeSummary, SessionInfo, SkippedFile,
+};
 use super::scheduler::Limits;
 
 /// A request to run Python. Fields are loosely typed on purpose: the Assessor validates
@@ -87,6 +89,8 @@ pub enum ViolationKind {
     Disk,
     Cpu,
     Network,
+    /// The runtime record showed something the runtime policy forbids.
+    Policy,
 }
 
 impl ViolationKind {
@@ -99,6 +103,7 @@ impl ViolationKind {
             ViolationKind::Disk => "disk",
             ViolationKind::Cpu => "cpu",
             ViolationKind::Network => "network",
+            ViolationKind::Policy => "policy",
         }
     }
 }
@@ -233,6 +238,9 @@ pub struct ExecResult {
     /// Connections the egress proxy refused during the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network_denied: Vec<NetworkDenial>,
+    /// What the program asked Python to do (interpreter runs), summarised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<RuntimeSummary>,
 }
 
 impl ExecResult {
@@ -256,6 +264,7 @@ impl ExecResult {
             files: Vec::new(),
             files_skipped: Vec::new(),
             network_denied: Vec::new(),
+            runtime: None,
         }
     }
 

@@ -105,6 +105,39 @@ pub struct SessionInfo {
     pub cells: u64,
 }
 
+/// One kind of thing a program asked Python to do (a PEP 578 audit event and what it was
+/// about: a path, an address, a command, a module), how often, and when (seconds from the
+/// start of its cell).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuntimeEvent {
+    pub event: String,
+    pub detail: String,
+    pub count: u64,
+    pub first_s: f64,
+    pub last_s: f64,
+}
+
+/// What the runtime record says of a run, in its result: capped lists of the files read
+/// and written, the addresses it connected to, the processes it started and the modules it
+/// imported; and whether a policy rule stopped a run the Assessor had judged LOW.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeSummary {
+    pub files_read: Vec<String>,
+    pub files_written: Vec<String>,
+    pub connections: Vec<String>,
+    pub processes: Vec<String>,
+    pub modules: Vec<String>,
+    /// Events not kept (past the record's cap on distinct events).
+    pub dropped: u64,
+    /// A `policy` violation ended a run the Assessor had judged LOW: it missed this one.
+    pub assessor_missed: bool,
+}
+
+impl RuntimeSummary {
+    /// Most entries kept in each list.
+    pub const MAX_LISTED: usize = 32;
+}
+
 /// A session id: a random part and the host that holds it.
 pub fn session_id(random: &str, host: &str) -> String {
     format!("{random}@{host}")

@@ -39,11 +39,12 @@ use crate::config::Settings;
 use crate::docker::HostCapacity;
 use crate::job_limits::clamped_to_ceiling;
 use crate::owner::{Instance, Liveness};
+use crate::protocol::assessor::Job;
 use crate::protocol::audit::AuditRecord;
 use crate::protocol::exec::{
     ErrorCode, ErrorInfo, ExecResult, OutputChunk, Status, Violation, ViolationKind,
 };
-use crate::protocol::interpreter::{CellInput, NetworkDenial};
+use crate::protocol::interpreter::NetworkDenial;
 use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::scheduler::Network;
 use crate::protocol::scheduler::Scheduled;
@@ -445,9 +446,8 @@ impl State {
         ));
         let (live, publishing) = follow_live(&self.bus, request);
         spec.live = Some(live);
-        let program = (job.job.code.as_str(), job.job.interpreter.as_ref());
         let outcome = self
-            .run_program(request, (&spec, warm), program, kills, lifecycle)
+            .run_program(request, (&spec, warm), &job.job, kills, lifecycle)
             .await;
         spec.live = None;
         finish_live(publishing).await;
@@ -459,11 +459,16 @@ impl State {
         let forwarded = forwarder.await.unwrap_or(Ok(()));
         forwarded?;
         let result = match outcome {
-            Ok(outcome) => {
+            Ok(mut outcome) => {
+                let recorded = outcome.runtime.take();
+                let container = outcome.container_id.clone();
                 let usage = last_usage(usage).await;
                 let room = self.bus.content_room();
                 let judged = (job.assessment, job.limits);
-                result_of_run(&request.request_id, outcome, usage, judged, room)
+                let mut result = result_of_run(&request.request_id, outcome, usage, judged, room);
+                self.record_runtime(request, &container, recorded, &mut result)
+                    .await?;
+                result
             }
             Err(error) => failed_result(&request.request_id, &error),
         };
@@ -485,13 +490,14 @@ impl State {
         &self,
         request: &RequestRef,
         (spec, warm): (&SandboxSpec, Option<WarmContainer>),
-        (code, job_input): (&str, Option<&CellInput>),
+        program: &Job,
         kills: mpsc::Receiver<Violation>,
         lifecycle: mpsc::Sender<Lifecycle>,
     ) -> Result<SandboxOutcome, SandboxError> {
-        if let Some(input) = &job_input {
+        let code = program.code.as_str();
+        if let Some(input) = &program.interpreter {
             let frame = cell_frame(code, input, self.output_caps());
-            let limits = self.cell_limits(&spec.limits);
+            let limits = self.cell_limits(&spec.limits, program.trust);
             let sandbox = (warm, spec);
             return run_in_interpreter(&self.docker, sandbox, (frame, limits), kills, lifecycle)
                 .await;

@@ -19,21 +19,26 @@ use super::changes::Layers;
 use super::guard::RemovalGuard;
 use super::init_process::SandboxInit;
 use super::output::{died_of_full_disk, CappedOutput};
+use super::policy::RuntimePolicy;
 use super::pool::WarmContainer;
-use super::runner::{CellEnd, FrameDecoder, OutputCaps, RunnerFile, RunnerFrame};
+use super::runner::{
+    CellEnd, EventCounts, FirstEvent, FrameDecoder, OutputCaps, RunnerFile, RunnerFrame,
+};
 use super::sandbox::{
     attach, charge_socket_buffers, create_guarded, created_event, emit, remove_reported, settle,
     start,
 };
-use super::spec::{Lifecycle, LiveOutput, SandboxOutcome, SandboxSpec};
+use super::spec::{Lifecycle, LiveOutput, RecordedRun, SandboxOutcome, SandboxSpec};
 use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation, wait_stopped};
 use super::SandboxError;
 use crate::cgroup::counters::CgroupFiles;
 use crate::protocol::exec::{Usage, Violation, ViolationKind};
-use crate::protocol::interpreter::SkippedFile;
+use crate::protocol::interpreter::{RuntimeEvent, SkippedFile};
 
 /// How long a killed sandbox may take to stop before a cell stops waiting for it.
 const KILL_GRACE: Duration = Duration::from_secs(5);
+/// Distinct runtime events kept per cell (the runner keeps as many).
+const MOST_DISTINCT_EVENTS: usize = 4096;
 /// How long a closed runner has to exit by itself.
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
 /// Frames buffered between the sandbox's output and the cell reading them.
@@ -43,7 +48,7 @@ const FRAME_QUEUE: usize = 64;
 type Incoming = Result<RunnerFrame, String>;
 
 /// What one cell runs under.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CellLimits {
     pub timeout: Duration,
     /// How long an interrupted cell has to stop before the sandbox is killed.
@@ -53,6 +58,8 @@ pub struct CellLimits {
     /// The scratch space's size, for the message of a `disk` violation.
     pub tmpfs_bytes: u64,
     pub files: OutputCaps,
+    /// The rules its runtime record is held to (`None`: none).
+    pub policy: Option<Arc<RuntimePolicy>>,
 }
 
 /// How one cell ended.
@@ -76,6 +83,8 @@ pub struct CellOutcome {
     /// Set when it ended for a reason cordon did not cause (see `SandboxOutcome::lost`).
     pub lost: Option<String>,
     pub usage: Usage,
+    /// What the cell asked Python to do.
+    pub runtime: Option<RecordedRun>,
 }
 
 pub struct InterpreterSandbox {
@@ -378,6 +387,7 @@ pub(crate) fn sandbox_outcome(container_id: String, cell: CellOutcome) -> Sandbo
         code_delivered: true,
         files: cell.files,
         files_skipped: cell.skipped,
+        runtime: cell.runtime,
     }
 }
 
@@ -393,6 +403,10 @@ struct Cell {
     killed_at: Option<Instant>,
     broken: Option<String>,
     live: Option<LiveOutput>,
+    /// The first of each distinct runtime event, as it came.
+    first_events: Vec<FirstEvent>,
+    /// Every distinct event with its count, sent at the cell's end.
+    counts: Option<EventCounts>,
 }
 
 impl Cell {
@@ -408,6 +422,8 @@ impl Cell {
             killed_at: None,
             broken: None,
             live,
+            first_events: Vec::new(),
+            counts: None,
         };
         for (is_stderr, bytes) in carried {
             let buffer = match is_stderr {
@@ -432,6 +448,11 @@ impl Cell {
                 self.end = Some(end);
                 return None;
             }
+            RunnerFrame::Event(first) => return self.on_event(first, limits),
+            RunnerFrame::Counts(counts) => {
+                self.counts = Some(counts);
+                return None;
+            }
         };
         let stderr = name == "stderr";
         buffer
@@ -440,6 +461,48 @@ impl Cell {
                 let detail = format!("{name} passed its cap of {} bytes", buffer.len());
                 violation(ViolationKind::Output, detail)
             })
+    }
+
+    /// Keeps a runtime event; a `policy` violation when it breaks the rules.
+    fn on_event(&mut self, first: FirstEvent, limits: &CellLimits) -> Option<Violation> {
+        let breach = limits
+            .policy
+            .as_ref()
+            .and_then(|policy| policy.breach(&first.0, &first.1));
+        if self.first_events.len() < MOST_DISTINCT_EVENTS {
+            self.first_events.push(first);
+        }
+        breach.map(|why| super::watch::violation(ViolationKind::Policy, why))
+    }
+
+    /// The record: the runner's counts when they came, else each first event once.
+    fn recorded(&mut self) -> Option<RecordedRun> {
+        let event = |(event, detail, count, first_s, last_s)| RuntimeEvent {
+            event,
+            detail,
+            count,
+            first_s,
+            last_s,
+        };
+        match self.counts.take() {
+            Some(counts) => Some(RecordedRun {
+                events: counts
+                    .events
+                    .into_iter()
+                    .take(MOST_DISTINCT_EVENTS)
+                    .map(event)
+                    .collect(),
+                dropped: counts.dropped,
+            }),
+            None if self.first_events.is_empty() => None,
+            None => Some(RecordedRun {
+                events: std::mem::take(&mut self.first_events)
+                    .into_iter()
+                    .map(|FirstEvent(e, d, at)| event((e, d, 1, at, at)))
+                    .collect(),
+                dropped: 0,
+            }),
+        }
     }
 
     /// Keeps a returned file within the caps (the runner applies them too; this does
@@ -522,7 +585,8 @@ impl Cell {
         tokio::spawn(async move { kill(&docker, &container_id).await });
     }
 
-    fn into_outcome(self, limits: &CellLimits) -> CellOutcome {
+    fn into_outcome(mut self, limits: &CellLimits) -> CellOutcome {
+        let runtime = self.recorded();
         // Interrupted at the deadline: the cell said so, or the sandbox ended meanwhile.
         let interrupted = self.end.as_ref().is_none_or(|end| end.interrupted);
         let mut violation = self.violation;
@@ -565,6 +629,7 @@ impl Cell {
             lost: self.broken.clone(),
             ended,
             usage: Usage::default(),
+            runtime,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod hardening;
 mod init_process;
 pub mod interpreter;
 pub(crate) mod output;
+pub mod policy;
 pub mod pool;
 pub mod reaper;
 pub(crate) mod result;

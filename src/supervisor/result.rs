@@ -66,6 +66,7 @@ pub fn result_of_run(
         files,
         files_skipped,
         network_denied: Vec::new(),
+        runtime: None,
     }
 }
 
@@ -137,6 +138,7 @@ mod tests {
             code_delivered: true,
             files: Vec::new(),
             files_skipped: Vec::new(),
+            runtime: None,
         }
     }
 

@@ -9,12 +9,15 @@
 # Out (container stdout, kept to the runner): frames of 1 type byte + 4-byte big-endian
 # length + payload: b"O" / b"E" the program's stdout / stderr bytes, b"F" one output file
 # (JSON {"name", "media_type", "data" (base64)}), b"D" the cell's end (JSON {"exit_code",
-# "interrupted", "skipped"}). The program's fds 1 and 2 are pipes the runner frames, so
+# "interrupted", "skipped"}), b"A" the first time the cell asked Python for something the
+# runtime record keeps (JSON [event, detail, seconds]), b"S" at the cell's end the count and
+# last time of each (JSON {"events": [[event, detail, count, first, last]], "dropped"}).
+# The program's fds 1 and 2 are pipes the runner frames, so
 # nothing it or its children print can pass for a frame by accident. The runner's own
 # descriptors are reachable by the program (same process): what it reports about its own
 # cells is the program's word; every limit is enforced from outside the sandbox.
 
-import base64, builtins, io, json, mimetypes, os, select, signal, sys, threading, traceback, types
+import base64, builtins, io, json, mimetypes, os, select, signal, sys, threading, time, traceback, types
 
 OUTPUTS = "outputs"
 
@@ -113,10 +116,13 @@ class Cells:
         feed_stdin(cell.get("stdin"))
         before = snapshot(OUTPUTS)
         exit_code, interrupted = 0, False
+        compiled = None
         self.in_cell = True
         try:
             try:
-                exec(compile(cell["code"], "<cell>", "exec"), self.namespace)
+                compiled = compile(cell["code"], "<cell>", "exec")
+                RECORD.start()
+                exec(compiled, self.namespace)
             except SystemExit as stop:
                 exit_code = exit_code_of(stop)
             except KeyboardInterrupt as error:
@@ -130,9 +136,80 @@ class Cells:
             interrupted, exit_code, figures = True, 1, []
         finally:
             self.in_cell = False
+        RECORD.finish()
         flush_program_output(forwarders)
         skipped = send_outputs(before, figures, cell)
         send_json(b"D", {"exit_code": exit_code, "interrupted": interrupted, "skipped": skipped})
+
+
+# What the runtime record keeps (PEP 578 audit events), and the argument that says what
+# each was about.
+RECORDED = {
+    "open": 0, "os.remove": 0, "os.rename": 0, "os.mkdir": 0, "os.rmdir": 0,
+    "os.chmod": 0, "os.chown": 0, "os.listdir": 0, "os.scandir": 0, "shutil.rmtree": 0,
+    "os.truncate": 0, "os.link": 0, "os.symlink": 0, "os.utime": 0,
+    "socket.connect": 1, "socket.bind": 1, "socket.sendto": 1, "socket.getaddrinfo": 0,
+    "subprocess.Popen": 1, "os.system": 0, "os.exec": 1, "os.spawn": 2, "os.posix_spawn": 1,
+    "os.fork": None, "os.forkpty": None, "os.kill": 0, "os.setuid": 0, "os.setgid": 0,
+    "ctypes.dlopen": 0, "ctypes.dlsym": 1, "ctypes.addressof": None, "ctypes.cdata": None,
+    "ctypes.PyObj_FromPtr": None, "import": 0, "marshal.loads": None, "marshal.load": None,
+    "pickle.find_class": None, "sys.addaudithook": None, "sys._getframe": None,
+    "code.__new__": None, "function.__new__": None, "object.__setattr__": None,
+}
+# Distinct (event, detail) pairs kept per cell; past it they are counted, not kept.
+MOST_DISTINCT = 4096
+DETAIL_CHARS = 200
+
+
+class Record:
+    """The cell's runtime record: the first of each distinct event is sent at once (so
+    the supervisor can stop the run on it), repeats are counted and sent at the cell's end."""
+
+    def __init__(self):
+        self.seen, self.dropped, self.on, self.started = {}, 0, False, time.monotonic()
+
+    def start(self):
+        self.seen, self.dropped, self.started, self.on = {}, 0, time.monotonic(), True
+
+    def hook(self, event, args):
+        if not self.on or event not in RECORDED:
+            return
+        self.on = False  # the hook's own work raises no events of its own
+        try:
+            self.note(event, args)
+        finally:
+            self.on = True
+
+    def note(self, event, args):
+        index = RECORDED[event]
+        detail = "" if index is None or index >= len(args) else describe(args[index])
+        key = (event, detail)
+        at = round(time.monotonic() - self.started, 6)
+        entry = self.seen.get(key)
+        if entry is not None:
+            entry[0] += 1
+            entry[2] = at
+        elif len(self.seen) >= MOST_DISTINCT:
+            self.dropped += 1
+        else:
+            self.seen[key] = [1, at, at]
+            send_json(b"A", [event, detail, at])
+
+    def finish(self):
+        self.on = False
+        events = [[e, d, n, first, last] for (e, d), (n, first, last) in self.seen.items()]
+        send_json(b"S", {"events": events, "dropped": self.dropped})
+
+
+def describe(value):
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "backslashreplace")
+    elif isinstance(value, (list, tuple)):
+        value = " ".join(str(v) for v in value)
+    return str(value)[:DETAIL_CHARS]
+
+
+RECORD = Record()
 
 
 def exit_code_of(stop):
@@ -146,11 +223,13 @@ def exit_code_of(stop):
 
 
 def print_error(error):
-    # The traceback without the runner's own frame, as `python3 -` would print it (unless
-    # the program broke its own stderr).
-    tb = error.__traceback__.tb_next if error.__traceback__ else None
+    # The traceback without the runner's own frames (they are "<string>": the runner runs
+    # as `python3 -c`), as `python3 -` would print it, unless the program broke its stderr.
     try:
-        traceback.print_exception(type(error), error, tb)
+        shown = traceback.TracebackException(type(error), error, error.__traceback__)
+        frames = [f for f in shown.stack if f.filename != "<string>"]
+        shown.stack = traceback.StackSummary.from_list(frames)
+        sys.stderr.write("".join(shown.format()))
     except Exception:
         pass
 
@@ -285,6 +364,8 @@ def main():
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, line_buffering=True, errors="backslashreplace")
     sys.argv = ["-"]
+    # Before any code of the program: the hook sees everything its cells ask Python to do.
+    sys.addaudithook(RECORD.hook)
     cells = Cells()
     signal.signal(signal.SIGINT, cells.on_interrupt)
     while True:

@@ -94,13 +94,29 @@ pub struct CellEnd {
     pub skipped: Vec<SkippedFile>,
 }
 
+/// The first time in a cell the program asked Python for something the runtime record
+/// keeps: `[event, detail, seconds into the cell]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FirstEvent(pub String, pub String, pub f64);
+
+/// At a cell's end: every distinct event with its count and times, and how many were not
+/// kept past the runner's cap.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct EventCounts {
+    pub events: Vec<(String, String, u64, f64, f64)>,
+    #[serde(default)]
+    pub dropped: u64,
+}
+
 /// One frame from a runner.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RunnerFrame {
     Stdout(Vec<u8>),
     Stderr(Vec<u8>),
     File(RunnerFile),
     End(CellEnd),
+    Event(FirstEvent),
+    Counts(EventCounts),
 }
 
 /// Splits a runner's stdout into frames as bytes arrive, holding at most one frame.
@@ -138,6 +154,8 @@ fn frame_of(kind: u8, payload: Vec<u8>) -> Result<RunnerFrame, String> {
         b'E' => RunnerFrame::Stderr(payload),
         b'F' => RunnerFrame::File(serde_json::from_slice(&payload).map_err(json_error)?),
         b'D' => RunnerFrame::End(serde_json::from_slice(&payload).map_err(json_error)?),
+        b'A' => RunnerFrame::Event(serde_json::from_slice(&payload).map_err(json_error)?),
+        b'S' => RunnerFrame::Counts(serde_json::from_slice(&payload).map_err(json_error)?),
         other => return Err(format!("unknown runner frame type {other:#04x}")),
     })
 }
@@ -178,6 +196,25 @@ mod tests {
                 }),
             ]
         );
+    }
+
+    #[test]
+    fn runtime_events_and_their_counts_are_read() {
+        let mut stream = frame(b'A', br#"["open", "/etc/hosts", 0.5]"#);
+        stream.extend(frame(
+            b'S',
+            br#"{"events": [["open", "/etc/hosts", 3, 0.5, 0.75]], "dropped": 2}"#,
+        ));
+        let frames = FrameDecoder::default().push(&stream).unwrap();
+        assert_eq!(
+            frames[0],
+            RunnerFrame::Event(FirstEvent("open".into(), "/etc/hosts".into(), 0.5))
+        );
+        let RunnerFrame::Counts(counts) = &frames[1] else {
+            panic!("{frames:?}")
+        };
+        assert_eq!(counts.events[0].2, 3);
+        assert_eq!(counts.dropped, 2);
     }
 
     #[test]

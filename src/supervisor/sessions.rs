@@ -161,7 +161,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// How long a session may live and idle.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SessionTimes {
     pub idle: Duration,
     pub lifetime: Duration,

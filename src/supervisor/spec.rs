@@ -99,7 +99,7 @@ pub enum Lifecycle {
 }
 
 /// How one sandbox run ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SandboxOutcome {
     pub container_id: String,
     /// The container's exit code (137 when it was killed).
@@ -128,4 +128,13 @@ pub struct SandboxOutcome {
     /// empty for a plain program), and those left out over a cap.
     pub files: Vec<super::runner::RunnerFile>,
     pub files_skipped: Vec<crate::protocol::interpreter::SkippedFile>,
+    /// The runtime record of an interpreter run (`None` for a plain program).
+    pub runtime: Option<RecordedRun>,
+}
+
+/// A run's runtime record: each distinct event, and how many were not kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordedRun {
+    pub events: Vec<crate::protocol::interpreter::RuntimeEvent>,
+    pub dropped: u64,
 }

@@ -247,6 +247,7 @@ impl<'a> Watch<'a> {
             code_delivered: delivered(self.fed_at, finished_at),
             files: Vec::new(),
             files_skipped: Vec::new(),
+            runtime: None,
         }
     }
 

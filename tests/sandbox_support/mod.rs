@@ -273,6 +273,7 @@ pub async fn interpreter_run(
         stderr_bytes: spec.limits.stderr_bytes,
         tmpfs_bytes: spec.limits.tmpfs_bytes,
         files: caps,
+        policy: None,
     };
     let frame = cell_frame(code, &CellInput::default(), caps);
     run_in_interpreter(docker, (None, &spec), (frame, limits), kills, lifecycle).await

@@ -11,15 +11,20 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::{failed_result, finish_live, follow_live, forward_lifecycle, Running, State};
 use crate::bus::reporter::RequestRef;
 use crate::bus::BusError;
-use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status};
+use crate::protocol::assessor::Level;
+use crate::protocol::assessor::TrustLevel;
+use crate::protocol::audit::AuditRecord;
+use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, ViolationKind};
 use crate::protocol::interpreter::{session_id, SessionAction};
 use crate::protocol::monitor::UsageSample;
 use crate::protocol::scheduler::{Limits, Network, Scheduled};
 use crate::supervisor::interpreter::sandbox_outcome;
 use crate::supervisor::interpreter::{CellLimits, InterpreterSandbox};
+use crate::supervisor::policy::{summary_of, RuntimePolicy};
 use crate::supervisor::result::result_of_run;
 use crate::supervisor::runner::{cell_frame, OutputCaps};
 use crate::supervisor::sessions::{serve, CellOrder, Lookup, SessionHandle, SessionTimes};
+use crate::supervisor::spec::RecordedRun;
 use crate::supervisor::SandboxSpec;
 
 impl State {
@@ -30,8 +35,13 @@ impl State {
         }
     }
 
-    pub(super) fn cell_limits(&self, limits: &Limits) -> CellLimits {
+    /// What one cell of `job` runs under: its deadline and caps, and the runtime policy of
+    /// its trust level.
+    pub(super) fn cell_limits(&self, limits: &Limits, trust: TrustLevel) -> CellLimits {
+        let workdir = &self.settings.sandbox.workdir;
+        let policy = RuntimePolicy::new(&self.settings.runtime, trust, workdir);
         CellLimits {
+            policy: Some(Arc::new(policy)),
             timeout: Duration::from_millis(limits.timeout_ms),
             grace: Duration::from_millis(self.settings.sessions.interrupt_grace_ms),
             stdout_bytes: limits.stdout_bytes,
@@ -39,6 +49,35 @@ impl State {
             tmpfs_bytes: limits.tmpfs_bytes,
             files: self.output_caps(),
         }
+    }
+
+    /// Audits a run's runtime record (one `runtime` entry) and puts its summary in the
+    /// result, marking a `policy` stop of code the Assessor judged LOW as its miss.
+    pub(super) async fn record_runtime(
+        &self,
+        request: &RequestRef,
+        container_id: &str,
+        recorded: Option<RecordedRun>,
+        result: &mut ExecResult,
+    ) -> Result<(), BusError> {
+        let Some(RecordedRun { events, dropped }) = recorded else {
+            return Ok(());
+        };
+        let workdir = &self.settings.sandbox.workdir;
+        let mut summary = summary_of(&events, dropped, workdir);
+        let stopped_by_policy = result
+            .violation
+            .as_ref()
+            .is_some_and(|v| v.kind == ViolationKind::Policy);
+        let judged_low = result.assessment.as_ref().map(|a| a.level) == Some(Level::Low);
+        summary.assessor_missed = stopped_by_policy && judged_low;
+        result.runtime = Some(summary);
+        let record = AuditRecord::Runtime {
+            container_id: container_id.to_string(),
+            events,
+            dropped,
+        };
+        self.reporter.record(request, Some("runtime"), record).await
     }
 
     /// Opens a session, runs a cell in one, or closes one; ends the request with its
@@ -167,7 +206,7 @@ impl State {
         let times = SessionTimes {
             idle: Duration::from_secs(idle_secs),
             lifetime: Duration::from_secs(level.session_lifetime_secs),
-            between_cells: self.cell_limits(&job.limits),
+            between_cells: self.cell_limits(&job.limits, job.job.trust),
         };
         let violations = self.violations(request, container);
         let state = self.clone();
@@ -205,7 +244,7 @@ impl State {
         let order = CellOrder {
             live: Some(live),
             frame: cell_frame(code, &input, self.output_caps()),
-            limits: self.cell_limits(&job.limits),
+            limits: self.cell_limits(&job.limits, job.job.trust),
             close_after: closing,
             has_code: !code.trim().is_empty(),
             reply,
@@ -239,11 +278,14 @@ impl State {
             peak_pids: outcome.usage.peak_pids,
             ..UsageSample::default()
         };
-        let ran = sandbox_outcome(String::new(), outcome);
+        let mut ran = sandbox_outcome(String::new(), outcome);
+        let recorded = ran.runtime.take();
         let room = self.bus.content_room();
         let judged = (job.assessment.clone(), job.limits.clone());
         let mut result = result_of_run(&request.request_id, ran, Some(usage), judged, room);
         result.session = Some(info);
+        self.record_runtime(request, &handle.container_id, recorded, &mut result)
+            .await?;
         if let Some(violation) = &result.violation {
             self.violations(request, watch::channel(handle.container_id.clone()).1)
                 .report(violation.clone(), None)
