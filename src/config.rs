@@ -548,6 +548,9 @@ pub struct NetworkSettings {
     pub proxy_image: String,
     /// IPv4 range the per-request internal networks are cut from (/28 each).
     pub subnet_pool: String,
+    /// The package index (PEP 503 simple API) a request's `packages` come from, through
+    /// the proxy: its host must be on the allowlist.
+    pub package_index: String,
 }
 
 #[derive(Debug, thiserror::Error)]

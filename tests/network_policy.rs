@@ -285,7 +285,63 @@ fn write_site(dir: &Path) {
         .status()
         .expect("python3");
     assert!(status.success(), "building the test wheel");
+    write_compiled_package(dir);
 }
+
+/// `fastmod`, a wheel whose module is a compiled C extension (built here with the host's
+/// gcc against its Python 3.11 headers: the sandbox's Python is 3.11 too), in the index.
+fn write_compiled_package(dir: &Path) {
+    let build = tempfile::tempdir().unwrap();
+    std::fs::write(build.path().join("fastmod.c"), FASTMOD_C).unwrap();
+    let status = Command::new("python3")
+        .args(["-c", COMPILED_WHEEL_SCRIPT])
+        .arg(build.path())
+        .arg(dir.join("packages"))
+        .status()
+        .expect("python3");
+    assert!(
+        status.success(),
+        "building the compiled test wheel (needs gcc)"
+    );
+    let simple = dir.join("simple/fastmod");
+    std::fs::create_dir_all(&simple).unwrap();
+    let wheel = "fastmod-1.0-cp311-cp311-linux_x86_64.whl";
+    std::fs::write(
+        simple.join("index.html"),
+        format!("<html><body><a href=\"/packages/{wheel}\">{wheel}</a></body></html>\n"),
+    )
+    .unwrap();
+}
+
+const FASTMOD_C: &str = r#"
+#include <Python.h>
+static PyObject *answer(PyObject *self, PyObject *args) { return PyLong_FromLong(6 * 7); }
+static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, "The answer."}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "fastmod", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_fastmod(void) { return PyModule_Create(&module); }
+"#;
+
+/// Compiles argv[1]/fastmod.c and writes the fastmod wheel into argv[2].
+const COMPILED_WHEEL_SCRIPT: &str = r#"
+import base64, hashlib, os, subprocess, sys, sysconfig, zipfile
+build, out = sys.argv[1], sys.argv[2]
+so = "fastmod.cpython-311-x86_64-linux-gnu.so"
+subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"],
+                os.path.join(build, "fastmod.c"), "-o", os.path.join(build, so)], check=True)
+files = {
+    so: open(os.path.join(build, so), "rb").read(),
+    "fastmod-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: fastmod\nVersion: 1.0\n",
+    "fastmod-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: cordon-tests\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n",
+}
+def digest(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+record = "".join(f"{name},{digest(data)},{len(data)}\n" for name, data in files.items())
+record += "fastmod-1.0.dist-info/RECORD,,\n"
+with zipfile.ZipFile(os.path.join(out, "fastmod-1.0-cp311-cp311-linux_x86_64.whl"), "w") as wheel:
+    for name, data in files.items():
+        wheel.writestr(name, data)
+    wheel.writestr("fastmod-1.0.dist-info/RECORD", record)
+"#;
 
 /// Writes a minimal wheel of `tinypkg` (VALUE = 42) to argv[1]; a wheel is a zip.
 const WHEEL_SCRIPT: &str = r#"
@@ -597,6 +653,73 @@ async fn every_bypass_is_refused_and_audited_as_a_network_violation() {
     assert!(node.stop().success());
     assert_no_containers_within(&node.host, Duration::from_secs(5));
     assert!(networks_of(&node.host).is_empty());
+}
+
+/// Imports the compiled package installed for the request, and tries to write where it
+/// was installed.
+const USES_FASTMOD: &str = r#"
+import json, fastmod
+out = {"answer": fastmod.answer(), "from": fastmod.__file__}
+try:
+    open("/packages/planted.py", "w").write("x = 1")
+    out["wrote"] = True
+except OSError as e:
+    out["wrote"] = type(e).__name__
+print(json.dumps(out))
+"#;
+
+/// A request's packages are installed before its code from the index, through the proxy,
+/// as binary wheels (one with a compiled extension) into a directory the program imports
+/// from and cannot write; the install is audited; without network it is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_requests_compiled_package_is_installed_through_the_proxy_and_imported() {
+    let world = World::start();
+    let nats = Nats::start();
+    let mut leftovers = Leftovers(None);
+    let config = world.config_with("package_index = \"http://web.test/simple/\"");
+    let mut node = Node::up(&nats, "netpkg", &config);
+    leftovers.0 = Some(node.host.clone());
+    let client = client(&nats).await;
+    let request = ExecRequest {
+        packages: Some(vec!["fastmod==1.0".into()]),
+        ..with_network(USES_FASTMOD, Some("allowlist"))
+    };
+    let (id, result) = run_with_id(&client, &request).await;
+    assert_eq!(result.status, Status::Completed, "{result:?}");
+    let out = printed(&result);
+    assert_eq!(out["answer"], 42, "{out}");
+    assert!(
+        out["from"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("/packages/"),
+        "{out}"
+    );
+    assert_eq!(
+        out["wrote"], "PermissionError",
+        "the program cannot write its packages: {out}"
+    );
+    let entries = audit_entries(&node.audit_dir(), &id);
+    let install = entries
+        .iter()
+        .find(|e| e.kind == "packages_installed")
+        .expect("the install is audited");
+    assert_eq!(install.body["exit_code"], 0, "{:?}", install.body);
+    assert_eq!(install.body["requirements"][0], "fastmod==1.0");
+    let seen = connections(&node, &id, 2);
+    find(&seen, "pip's download of the compiled wheel", |c| {
+        c["host"] == "web.test" && c["allowed"] == true
+    });
+
+    let without_network = ExecRequest {
+        packages: Some(vec!["fastmod".into()]),
+        ..with_network(USES_FASTMOD, None)
+    };
+    let refused = run_request(&client, &without_network).await;
+    assert_eq!(refused.status, Status::Failed, "{refused:?}");
+    assert_eq!(refused.error.unwrap().code, "packages_need_network");
+    assert!(node.stop().success());
+    assert_no_containers_within(&node.host, Duration::from_secs(5));
 }
 
 const NOTHING: &str = r#"

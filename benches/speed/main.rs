@@ -48,6 +48,14 @@ async fn main() {
     let cordon = cordon_binary(&args);
     // The in-process rows first: after the pipeline rows, Docker is still removing the
     // warm pool's containers on the same two cores.
+    // `--only sessions`: the session rows alone (when only their code changed).
+    if args
+        .windows(2)
+        .any(|w| w[0] == "--only" && w[1] == "sessions")
+    {
+        stats::print_table(&sessions::rows(&cordon).await);
+        return;
+    }
     let library_rows = library::rows();
     let mut rows = pipeline_rows(&cordon).await;
     rows.extend(sessions::rows(&cordon).await);

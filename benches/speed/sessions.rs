@@ -50,7 +50,9 @@ pub async fn rows(cordon: &Path) -> Vec<Row> {
         cell_row("with the Rust client", &library, &theirs),
     ];
     rows.push(Row {
-        what: format!("{IDLE_SESSIONS} idle sessions: sandbox memory + their shims, MiB"),
+        what: format!(
+            "{IDLE_SESSIONS} idle sessions: their sandboxes' memory + the engine's processes for them (PSS), MiB"
+        ),
         cordon: format!("{memory:.0}"),
         floor: String::new(),
         note: "target < 400 MiB".into(),
@@ -181,7 +183,9 @@ fn llm_sandbox_latency() -> Option<Samples> {
 }
 
 /// Opens `IDLE_SESSIONS` sessions (each holding a variable), lets them settle, and adds up
-/// their sandboxes' memory (cgroup) and their containerd shims' resident memory.
+/// what they hold: each sandbox's cgroup memory (its processes and the page cache they
+/// brought in), and the proportional share (PSS) of the processes the engine keeps per
+/// container, its containerd shim and (with fuse-overlayfs) its file-system process.
 async fn idle_memory_mib(client: &Client, node: &Up) -> f64 {
     let mut ids = Vec::new();
     for _ in 0..IDLE_SESSIONS {
@@ -193,12 +197,28 @@ async fn idle_memory_mib(client: &Client, node: &Up) -> f64 {
     std::thread::sleep(std::time::Duration::from_secs(3));
     let containers = node.containers();
     assert_eq!(containers.len(), IDLE_SESSIONS, "{containers:?}");
-    let sandboxes: f64 = containers.iter().map(|c| cgroup_memory_mib(c)).sum();
-    let shims: f64 = containers.iter().map(|c| shim_rss_mib(c)).sum();
+    let total: f64 = containers.iter().map(|c| container_mib(c)).sum();
     for id in &ids {
         close(client, id).await;
     }
-    sandboxes + shims
+    total
+}
+
+/// One container's memory, as `idle_memory_mib` counts it.
+fn container_mib(container: &str) -> f64 {
+    let sandbox = cgroup_memory_mib(container);
+    let upper = upper_dir(container);
+    let mut engine = 0.0;
+    for pid in processes() {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline);
+        let shim = text.contains("containerd-shim") && text.contains(container);
+        let fuse = !upper.is_empty() && text.contains("fuse-overlayfs") && text.contains(&upper);
+        if shim || fuse {
+            engine += pss_mib(pid);
+        }
+    }
+    sandbox + engine
 }
 
 fn cgroup_memory_mib(container: &str) -> f64 {
@@ -212,18 +232,42 @@ fn cgroup_memory_mib(container: &str) -> f64 {
     bytes / 1024.0 / 1024.0
 }
 
-/// The RSS of the `containerd-shim` whose command line names `container`.
-fn shim_rss_mib(container: &str) -> f64 {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0.0;
-    };
-    for entry in entries.flatten() {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let text = String::from_utf8_lossy(&cmdline);
-        if text.contains("containerd-shim") && text.contains(container) {
-            let pid = entry.file_name().to_string_lossy().parse().unwrap_or(0);
-            return super::node::rss_mib(pid);
-        }
+/// The container's writable layer directory (what its fuse-overlayfs process names).
+fn upper_dir(container: &str) -> String {
+    let output = Command::new("docker")
+        .args(["inspect", "-f", "{{.GraphDriver.Data.UpperDir}}", container])
+        .output()
+        .expect("docker CLI");
+    let upper = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if upper == "<no value>" {
+        String::new()
+    } else {
+        upper
     }
-    0.0
+}
+
+fn processes() -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
+        .collect()
+}
+
+/// A process's proportional set size: its private pages, and its share of shared ones.
+fn pss_mib(pid: u32) -> f64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    rollup
+        .lines()
+        .find_map(|line| line.strip_prefix("Pss:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
 }

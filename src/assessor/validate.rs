@@ -7,7 +7,8 @@ use crate::config::{Caps, ClientSettings, NetworkSettings, SandboxSettings};
 use crate::protocol::assessor::{Job, Origin, TrustLevel};
 use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecRequest};
 use crate::protocol::interpreter::{
-    host_of_session, unsafe_path, CellInput, InputFile, SessionAction, NEW_SESSION,
+    bad_requirement, host_of_session, unsafe_path, CellInput, InputFile, SessionAction,
+    MAX_PACKAGES, NEW_SESSION,
 };
 use crate::protocol::scheduler::Network;
 use crate::protocol::subjects::is_valid_token;
@@ -99,14 +100,17 @@ fn validate_interpreter(
     let session = session_action(request.session.as_deref(), request.close_session)?;
     let files = request.files.take().unwrap_or_default();
     let stdin = request.stdin.take();
+    let packages = request.packages.take().unwrap_or_default();
     let wanted = session.is_some()
         || !files.is_empty()
         || stdin.is_some()
+        || !packages.is_empty()
         || request.return_files == Some(true);
     if !wanted {
         return Ok(None);
     }
     check_files(&files, stdin.as_ref().map_or(0, |s| s.len()), caps)?;
+    check_packages(&packages, session.is_some())?;
     if request.idle_timeout_secs == Some(0) {
         return Err(ErrorInfo::new(
             ErrorCode::InvalidRequest,
@@ -120,7 +124,29 @@ fn validate_interpreter(
         session,
         files,
         stdin,
+        packages,
     }))
+}
+
+/// At most `MAX_PACKAGES` plain requirements, and none in a session.
+fn check_packages(packages: &[String], in_session: bool) -> Result<(), ErrorInfo> {
+    let invalid = |message: String| Err(ErrorInfo::new(ErrorCode::InvalidPackage, message));
+    if packages.is_empty() {
+        return Ok(());
+    }
+    if in_session {
+        return invalid("packages are installed for one-off runs only, not in sessions".into());
+    }
+    if packages.len() > MAX_PACKAGES {
+        return invalid(format!(
+            "{} packages; at most {MAX_PACKAGES}",
+            packages.len()
+        ));
+    }
+    match packages.iter().find_map(|p| bad_requirement(p)) {
+        Some(why) => invalid(why),
+        None => Ok(()),
+    }
 }
 
 fn session_action(

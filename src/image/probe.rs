@@ -55,6 +55,7 @@ fn probe_spec(settings: &SandboxSettings, image: &str, purpose: &str) -> Sandbox
         egress: None,
         record_fs_changes: false,
         interpreter: false,
+        packages_dir: false,
         live: None,
     }
 }

@@ -114,6 +114,15 @@ pub enum AuditRecord {
     Finished {
         result: Box<ExecResult>,
     },
+    /// A request's packages installed (or not) before its code ran.
+    PackagesInstalled {
+        requirements: Vec<String>,
+        index: String,
+        exit_code: Option<i64>,
+        /// pip's output (its last 64 KiB).
+        output: String,
+        took_ms: u64,
+    },
     /// The runtime record of one run (or session cell): each distinct thing the program
     /// asked Python to do, with its count and times; `dropped` past the cap.
     Runtime {
@@ -172,6 +181,7 @@ impl AuditRecord {
             AuditRecord::Violation { .. } => "violation",
             AuditRecord::Finished { .. } => "finished",
             AuditRecord::Runtime { .. } => "runtime",
+            AuditRecord::PackagesInstalled { .. } => "packages_installed",
             AuditRecord::NetworkConnection { .. } => "network_connection",
             AuditRecord::OverrideGrant { .. } => "override_grant",
         }

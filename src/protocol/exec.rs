@@ -56,6 +56,12 @@ pub struct ExecRequest {
     /// The program's standard input (it reads end of file after it).
     #[serde(default)]
     pub stdin: Option<serde_bytes::ByteBuf>,
+    /// pip requirements (`name`, `name==1.2`, `name[extra]>=1`) installed as binary wheels
+    /// from the configured index through the egress proxy before the code runs, into a
+    /// directory the program can import from but not write. Needs `network: "allowlist"`;
+    /// not in sessions.
+    #[serde(default)]
+    pub packages: Option<Vec<String>>,
     /// Return what the program writes under `./outputs/` and the figures it leaves open
     /// (always done in a session, or when `files` or `stdin` is given).
     #[serde(default)]
@@ -171,6 +177,9 @@ pub enum ErrorCode {
     SessionLost,
     SessionClosed,
     SessionLimit,
+    InvalidPackage,
+    PackagesNeedNetwork,
+    PackageInstallFailed,
     MessageTooLarge,
     Docker,
     Undeliverable,
@@ -202,6 +211,9 @@ impl ErrorCode {
             ErrorCode::SessionLost => "session_lost",
             ErrorCode::SessionClosed => "session_closed",
             ErrorCode::SessionLimit => "session_limit",
+            ErrorCode::InvalidPackage => "invalid_package",
+            ErrorCode::PackagesNeedNetwork => "packages_need_network",
+            ErrorCode::PackageInstallFailed => "package_install_failed",
             ErrorCode::MessageTooLarge => "message_too_large",
             ErrorCode::Docker => "docker",
             ErrorCode::Undeliverable => "undeliverable",

@@ -55,6 +55,30 @@ pub struct CellInput {
     /// For `Open`: the idle timeout the request asked for, seconds.
     #[serde(default)]
     pub idle_secs: Option<u64>,
+    /// pip requirements to install before the code runs (one-off runs with network).
+    #[serde(default)]
+    pub packages: Vec<String>,
+}
+
+/// Most requirements one request may list.
+pub const MAX_PACKAGES: usize = 16;
+
+/// Why `requirement` is not a plain pip requirement (a name, extras and version
+/// specifiers); `None` when it is. Options, URLs, paths and markers are refused, so the
+/// install reads nothing but the configured index.
+pub fn bad_requirement(requirement: &str) -> Option<String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-[],<>=!~ ".contains(c);
+    let starts_with_name = requirement.starts_with(|c: char| c.is_ascii_alphanumeric());
+    let fine = !requirement.is_empty()
+        && requirement.len() <= 200
+        && starts_with_name
+        && requirement.chars().all(allowed);
+    (!fine).then(|| {
+        format!(
+            "package {:?} is not a plain requirement (a name, extras and version specifiers; no options, URLs or paths)",
+            crate::text::preview_of(requirement, 64)
+        )
+    })
 }
 
 /// A file the program wrote under `./outputs/`, or a matplotlib figure it left open.
@@ -205,6 +229,28 @@ mod tests {
             assert!(unsafe_path(bad).is_some(), "{bad:?}");
         }
         assert!(unsafe_path(&"a".repeat(256)).is_some());
+    }
+
+    #[test]
+    fn only_plain_requirements_are_taken() {
+        for good in [
+            "numpy",
+            "pandas==2.1.0",
+            "requests[socks]>=2,<3",
+            "zope.interface",
+        ] {
+            assert_eq!(bad_requirement(good), None, "{good}");
+        }
+        for bad in [
+            "",
+            "--index-url=http://x",
+            "-e .",
+            "pkg @ http://x/p.whl",
+            "./local",
+            "x; python_version<'4'",
+        ] {
+            assert!(bad_requirement(bad).is_some(), "{bad}");
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ use bollard::Docker;
 use futures::StreamExt;
 use tokio::sync::{mpsc, watch, Notify};
 
+use super::interpreter::Packages;
 use super::pool::{pool_classes, pool_room, Held};
 use super::reaper::{reap_orphans, remove_own};
 use super::result::result_of_run;
@@ -418,6 +419,9 @@ impl State {
         (mut spec, warm): (SandboxSpec, Option<WarmContainer>),
         kills: mpsc::Receiver<Violation>,
     ) -> Result<(), BusError> {
+        if let Some(refused) = packages_without_network(request, &job) {
+            return self.reporter.finish(request, refused).await;
+        }
         let mut lease = match self.open_egress(request, &job, &mut spec).await {
             Ok(lease) => lease,
             Err(result) => return self.reporter.finish(request, *result).await,
@@ -461,6 +465,7 @@ impl State {
         let result = match outcome {
             Ok(mut outcome) => {
                 let recorded = outcome.runtime.take();
+                let install = outcome.install.take();
                 let container = outcome.container_id.clone();
                 let usage = last_usage(usage).await;
                 let room = self.bus.content_room();
@@ -468,6 +473,7 @@ impl State {
                 let mut result = result_of_run(&request.request_id, outcome, usage, judged, room);
                 self.record_runtime(request, &container, recorded, &mut result)
                     .await?;
+                self.record_install(request, install, &mut result).await?;
                 result
             }
             Err(error) => failed_result(&request.request_id, &error),
@@ -498,9 +504,13 @@ impl State {
         if let Some(input) = &program.interpreter {
             let frame = cell_frame(code, input, self.output_caps());
             let limits = self.cell_limits(&spec.limits, program.trust);
+            let packages = (!input.packages.is_empty()).then(|| Packages {
+                requirements: input.packages.clone(),
+                index: self.settings.network.package_index.clone(),
+            });
             let sandbox = (warm, spec);
-            return run_in_interpreter(&self.docker, sandbox, (frame, limits), kills, lifecycle)
-                .await;
+            let cell = (frame, limits, packages);
+            return run_in_interpreter(&self.docker, sandbox, cell, kills, lifecycle).await;
         }
         lose_warm_sandbox_when_testing(&self.docker, warm.as_ref()).await;
         let first =
@@ -599,6 +609,11 @@ impl State {
             egress: None,
             record_fs_changes: self.settings.sandbox.record_fs_changes,
             interpreter: job.job.interpreter.is_some(),
+            packages_dir: job
+                .job
+                .interpreter
+                .as_ref()
+                .is_some_and(|i| !i.packages.is_empty()),
             live: None,
         })
     }
@@ -856,6 +871,27 @@ async fn last_usage(mut samples: async_nats::Subscriber) -> Option<UsageSample> 
         }
     }
     latest
+}
+
+/// A job that lists packages but was not granted network cannot install them: it ends
+/// `failed` / `packages_need_network` without running.
+fn packages_without_network(request: &RequestRef, job: &Scheduled) -> Option<ExecResult> {
+    let lists_packages = job
+        .job
+        .interpreter
+        .as_ref()
+        .is_some_and(|i| !i.packages.is_empty());
+    if !lists_packages || job.limits.network == Network::Allowlist {
+        return None;
+    }
+    let mut result = ExecResult::without_run(&request.request_id, Status::Failed);
+    result.error = Some(ErrorInfo::new(
+        ErrorCode::PackagesNeedNetwork,
+        "installing packages needs network \"allowlist\" (at a trust level that allows it, for code not assessed HIGH)",
+    ));
+    result.assessment = Some(job.assessment.clone());
+    result.limits = Some(job.limits.clone());
+    Some(result)
 }
 
 fn failed_result(request_id: &str, error: &SandboxError) -> ExecResult {

@@ -284,7 +284,8 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
     }
 }
 
-/// `/tmp` (noexec) and the working directory (owned by the sandbox user), both size-capped.
+/// `/tmp` (noexec) and the working directory (owned by the sandbox user), both size-capped;
+/// and, for a request with packages, the packages directory.
 fn tmpfs_mounts(spec: &SandboxSpec) -> HashMap<String, String> {
     let size = spec.limits.tmpfs_bytes;
     let tmp = format!("rw,nosuid,nodev,noexec,size={size},mode=1777");
@@ -292,7 +293,14 @@ fn tmpfs_mounts(spec: &SandboxSpec) -> HashMap<String, String> {
     if let Some((uid, gid)) = numeric_user(&spec.user) {
         work.push_str(&format!(",uid={uid},gid={gid}"));
     }
-    HashMap::from([("/tmp".to_string(), tmp), (spec.workdir.clone(), work)])
+    let mut mounts = HashMap::from([("/tmp".to_string(), tmp), (spec.workdir.clone(), work)]);
+    if spec.packages_dir {
+        // Owned by root: only the install (run as root, with no capabilities) writes it;
+        // the program imports from it, compiled extensions included (no noexec).
+        let packages = format!("rw,exec,nosuid,nodev,size={size},mode=0755");
+        mounts.insert(super::spec::PACKAGES_DIR.to_string(), packages);
+    }
+    mounts
 }
 
 /// `uid:gid` when the user is given by number, as tmpfs ownership needs numbers.
@@ -345,6 +353,7 @@ mod tests {
             egress: None,
             record_fs_changes: true,
             interpreter: false,
+            packages_dir: false,
             live: None,
         }
     }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bollard::container::LogOutput;
+use bollard::exec::StartExecResults;
 use bollard::Docker;
 use futures::{Stream, StreamExt};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -28,7 +29,9 @@ use super::sandbox::{
     attach, charge_socket_buffers, create_guarded, created_event, emit, remove_reported, settle,
     start,
 };
-use super::spec::{Lifecycle, LiveOutput, RecordedRun, SandboxOutcome, SandboxSpec};
+use super::spec::{
+    Lifecycle, LiveOutput, PackageInstall, RecordedRun, SandboxOutcome, SandboxSpec, PACKAGES_DIR,
+};
 use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation, wait_stopped};
 use super::SandboxError;
 use crate::cgroup::counters::CgroupFiles;
@@ -37,6 +40,8 @@ use crate::protocol::interpreter::{RuntimeEvent, SkippedFile};
 
 /// How long a killed sandbox may take to stop before a cell stops waiting for it.
 const KILL_GRACE: Duration = Duration::from_secs(5);
+/// pip's output kept for the audit log and the result.
+const INSTALL_OUTPUT_BYTES: u64 = 64 * 1024;
 /// Distinct runtime events kept per cell (the runner keeps as many).
 const MOST_DISTINCT_EVENTS: usize = 4096;
 /// How long a closed runner has to exit by itself.
@@ -98,6 +103,8 @@ pub struct InterpreterSandbox {
     lifecycle: Sender<Lifecycle>,
     record_changes: bool,
     memory_bytes: u64,
+    /// Where a one-off run's output also goes as it arrives (its spec's).
+    live: Option<LiveOutput>,
     /// Output that arrived between cells (a thread or child still printing): the next
     /// cell's, in front of its own.
     carried: Vec<(bool, Vec<u8>)>,
@@ -147,12 +154,96 @@ impl InterpreterSandbox {
             lifecycle,
             record_changes: spec.record_fs_changes,
             memory_bytes: spec.limits.memory_bytes,
+            live: spec.live.clone(),
             carried: Vec::new(),
         })
     }
 
     pub fn container_id(&self) -> &str {
         &self.container_id
+    }
+
+    /// Installs `requirements` into `PACKAGES_DIR` before any code runs: pip as root (with
+    /// the sandbox's own capabilities, none) from `index` only, binary wheels only (so no
+    /// package code runs at install), through the sandbox's proxy; the program then imports
+    /// from the directory and cannot write it. At most `deadline`.
+    pub async fn install_packages(
+        &self,
+        requirements: &[String],
+        index: &str,
+        deadline: Duration,
+    ) -> PackageInstall {
+        let started = Instant::now();
+        let mut cmd: Vec<String> = [
+            "python3",
+            "-I",
+            "-m",
+            "pip",
+            "install",
+            "--no-cache-dir",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--only-binary",
+            ":all:",
+            "--no-compile",
+            "--target",
+            PACKAGES_DIR,
+            "--index-url",
+            index,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // A plain-HTTP index (a local mirror) must be named trusted, or pip ignores it.
+        if let Some(rest) = index.strip_prefix("http://") {
+            let host = rest.split(['/', ':']).next().unwrap_or_default();
+            cmd.extend(["--trusted-host".to_string(), host.to_string()]);
+        }
+        cmd.push("--".to_string());
+        cmd.extend(requirements.iter().cloned());
+        let ran = tokio::time::timeout(deadline, self.exec_as_root(cmd)).await;
+        let (exit_code, output) = match ran {
+            Ok(Ok((code, output))) => (code, output),
+            Ok(Err(error)) => (None, format!("cannot run pip in the sandbox: {error}")),
+            Err(_) => (
+                None,
+                format!("pip did not finish within {} s", deadline.as_secs()),
+            ),
+        };
+        PackageInstall {
+            requirements: requirements.to_vec(),
+            index: index.to_string(),
+            exit_code,
+            output,
+            took_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    /// Runs `cmd` in the sandbox as root; its exit code and the tail of its output.
+    async fn exec_as_root(
+        &self,
+        cmd: Vec<String>,
+    ) -> Result<(Option<i64>, String), bollard::errors::Error> {
+        let config = bollard::models::ExecConfig {
+            cmd: Some(cmd),
+            user: Some("0:0".into()),
+            attach_stdout: Some(true),
+            attach_stderr: Some(true),
+            ..Default::default()
+        };
+        let exec = self.docker.create_exec(&self.container_id, config).await?;
+        let mut output = CappedOutput::new(INSTALL_OUTPUT_BYTES);
+        if let StartExecResults::Attached {
+            output: mut stream, ..
+        } = self.docker.start_exec(&exec.id, None).await?
+        {
+            while let Some(Ok(chunk)) = stream.next().await {
+                output.push(&chunk.into_bytes());
+            }
+        }
+        let inspected = self.docker.inspect_exec(&exec.id).await?;
+        let text = String::from_utf8_lossy(output.as_bytes()).into_owned();
+        Ok((inspected.exit_code, text))
     }
 
     /// Runs one cell (`frame`, from `runner::cell_frame`) to its end. Kill orders on
@@ -357,17 +448,43 @@ impl InterpreterSandbox {
 pub async fn run_in_interpreter(
     docker: &Docker,
     (warm, spec): (Option<WarmContainer>, &SandboxSpec),
-    (frame, limits): (Vec<u8>, CellLimits),
+    (frame, limits, packages): (Vec<u8>, CellLimits, Option<Packages>),
     mut kills: mpsc::Receiver<Violation>,
     lifecycle: mpsc::Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
     let mut sandbox = InterpreterSandbox::open(docker, warm, spec, lifecycle).await?;
-    let outcome = sandbox
-        .run_cell((frame, spec.live.clone()), &limits, &mut kills)
-        .await;
+    let install = match packages {
+        Some(packages) => {
+            let (requirements, index) = (&packages.requirements, &packages.index);
+            Some(
+                sandbox
+                    .install_packages(requirements, index, limits.timeout)
+                    .await,
+            )
+        }
+        None => None,
+    };
+    // The code runs only once its packages are there.
+    let cell = match install.as_ref().is_none_or(PackageInstall::succeeded) {
+        true => {
+            let live = sandbox.live.clone();
+            sandbox.run_cell((frame, live), &limits, &mut kills).await
+        }
+        false => CellOutcome::default(),
+    };
     let container_id = sandbox.container_id().to_string();
     sandbox.close().await?;
-    Ok(sandbox_outcome(container_id, outcome))
+    Ok(SandboxOutcome {
+        install,
+        ..sandbox_outcome(container_id, cell)
+    })
+}
+
+/// What a request asks to install before its code runs.
+#[derive(Debug, Clone)]
+pub struct Packages {
+    pub requirements: Vec<String>,
+    pub index: String,
 }
 
 /// A cell's outcome in the shape every run's result is built from.
@@ -388,6 +505,7 @@ pub(crate) fn sandbox_outcome(container_id: String, cell: CellOutcome) -> Sandbo
         files: cell.files,
         files_skipped: cell.skipped,
         runtime: cell.runtime,
+        install: None,
     }
 }
 

@@ -139,6 +139,7 @@ mod tests {
             files: Vec::new(),
             files_skipped: Vec::new(),
             runtime: None,
+            install: None,
         }
     }
 

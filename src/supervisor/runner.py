@@ -17,7 +17,9 @@
 # descriptors are reachable by the program (same process): what it reports about its own
 # cells is the program's word; every limit is enforced from outside the sandbox.
 
-import base64, builtins, io, json, mimetypes, os, select, signal, sys, threading, time, traceback, types
+# Few imports, and those only when needed (mimetypes, traceback): every idle session holds
+# what its runner imported.
+import base64, builtins, io, json, os, select, signal, sys, threading, time, types
 
 OUTPUTS = "outputs"
 
@@ -225,13 +227,18 @@ def exit_code_of(stop):
 def print_error(error):
     # The traceback without the runner's own frames (they are "<string>": the runner runs
     # as `python3 -c`), as `python3 -` would print it, unless the program broke its stderr.
+    # Runner work: not part of the program's runtime record.
+    recording, RECORD.on = RECORD.on, False
     try:
+        import traceback
         shown = traceback.TracebackException(type(error), error, error.__traceback__)
         frames = [f for f in shown.stack if f.filename != "<string>"]
         shown.stack = traceback.StackSummary.from_list(frames)
         sys.stderr.write("".join(shown.format()))
     except Exception:
         pass
+    finally:
+        RECORD.on = recording
 
 
 def safe_relative(path):
@@ -253,12 +260,31 @@ def place_files(files):
 
 def feed_stdin(data):
     """The cell's standard input: the bytes given (empty when none), then end of file."""
-    import tempfile
-    with tempfile.TemporaryFile() as held:
-        held.write(base64.b64decode(data) if data else b"")
-        held.seek(0)
-        os.dup2(held.fileno(), 0)
+    held = os.memfd_create("stdin", os.MFD_CLOEXEC)
+    try:
+        os.write(held, base64.b64decode(data) if data else b"")
+        os.lseek(held, 0, os.SEEK_SET)
+        os.dup2(held, 0)
+    finally:
+        os.close(held)
     sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+
+
+# Media types of the files programs usually return; others ask the mimetypes module.
+MEDIA_TYPES = {
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".svg": "image/svg+xml", ".pdf": "application/pdf", ".csv": "text/csv",
+    ".txt": "text/plain", ".json": "application/json", ".html": "text/html",
+    ".md": "text/markdown", ".parquet": "application/vnd.apache.parquet",
+}
+
+
+def media_type_of(name):
+    known = MEDIA_TYPES.get(os.path.splitext(name)[1].lower())
+    if known:
+        return known
+    import mimetypes
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
 def snapshot(root):
@@ -310,7 +336,7 @@ def send_outputs(before, figures, cell):
             skipped.append({"name": name, "reason": "over the cap on files per request"})
         else:
             max_files -= 1
-            media = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            media = media_type_of(name)
             send_json(b"F", {"name": name, "media_type": media,
                              "data": base64.b64encode(data).decode()})
     return skipped
@@ -364,6 +390,8 @@ def main():
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, line_buffering=True, errors="backslashreplace")
     sys.argv = ["-"]
+    if os.path.isdir("/packages"):
+        sys.path.insert(0, "/packages")  # a request's packages, installed before its code
     # Before any code of the program: the hook sees everything its cells ask Python to do.
     sys.addaudithook(RECORD.hook)
     cells = Cells()

@@ -35,6 +35,9 @@ pub struct SandboxSpec {
     pub record_fs_changes: bool,
     /// Run cordon's interpreter runner (cells, files, stdin) instead of `python3 -`.
     pub interpreter: bool,
+    /// Mount `PACKAGES_DIR`: a tmpfs owned by root (the program reads and imports from it,
+    /// cannot write it) where a request's packages are installed before its code runs.
+    pub packages_dir: bool,
     /// Where output goes as it arrives, for clients that follow a run live.
     pub live: Option<LiveOutput>,
 }
@@ -59,6 +62,9 @@ impl PartialEq for LiveOutput {
         true
     }
 }
+
+/// Where a request's packages are installed, in the sandbox.
+pub const PACKAGES_DIR: &str = "/packages";
 
 /// Where an allowlist sandbox is attached and which proxy its environment names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +136,26 @@ pub struct SandboxOutcome {
     pub files_skipped: Vec<crate::protocol::interpreter::SkippedFile>,
     /// The runtime record of an interpreter run (`None` for a plain program).
     pub runtime: Option<RecordedRun>,
+    /// How the request's packages were installed, when it listed some.
+    pub install: Option<PackageInstall>,
+}
+
+/// A request's package install, before its code ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageInstall {
+    pub requirements: Vec<String>,
+    pub index: String,
+    /// pip's exit code (`None`: it could not be run or did not end in time).
+    pub exit_code: Option<i64>,
+    /// pip's output, its last `INSTALL_OUTPUT_BYTES` at most.
+    pub output: String,
+    pub took_ms: u64,
+}
+
+impl PackageInstall {
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0)
+    }
 }
 
 /// A run's runtime record: each distinct event, and how many were not kept.

@@ -248,6 +248,7 @@ impl<'a> Watch<'a> {
             files: Vec::new(),
             files_skipped: Vec::new(),
             runtime: None,
+            install: None,
         }
     }
 

@@ -95,6 +95,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         egress: None,
         record_fs_changes: true,
         interpreter: false,
+        packages_dir: false,
         live: None,
     }
 }
@@ -276,7 +277,14 @@ pub async fn interpreter_run(
         policy: None,
     };
     let frame = cell_frame(code, &CellInput::default(), caps);
-    run_in_interpreter(docker, (None, &spec), (frame, limits), kills, lifecycle).await
+    run_in_interpreter(
+        docker,
+        (None, &spec),
+        (frame, limits, None),
+        kills,
+        lifecycle,
+    )
+    .await
 }
 
 /// Runs `code` in a sandbox taken from `pool`, which must have one ready for `spec`.

@@ -24,7 +24,7 @@ use crate::supervisor::policy::{summary_of, RuntimePolicy};
 use crate::supervisor::result::result_of_run;
 use crate::supervisor::runner::{cell_frame, OutputCaps};
 use crate::supervisor::sessions::{serve, CellOrder, Lookup, SessionHandle, SessionTimes};
-use crate::supervisor::spec::RecordedRun;
+use crate::supervisor::spec::{PackageInstall, RecordedRun};
 use crate::supervisor::SandboxSpec;
 
 impl State {
@@ -78,6 +78,41 @@ impl State {
             dropped,
         };
         self.reporter.record(request, Some("runtime"), record).await
+    }
+
+    /// Audits a request's package install; a failed one makes the result `failed` /
+    /// `package_install_failed`, with pip's output as its stderr.
+    pub(super) async fn record_install(
+        &self,
+        request: &RequestRef,
+        install: Option<PackageInstall>,
+        result: &mut ExecResult,
+    ) -> Result<(), BusError> {
+        let Some(install) = install else {
+            return Ok(());
+        };
+        if !install.succeeded() {
+            result.status = Status::Failed;
+            result.error = Some(ErrorInfo::new(
+                ErrorCode::PackageInstallFailed,
+                format!(
+                    "pip could not install {} (exit code {:?}); its output is in stderr",
+                    install.requirements.join(", "),
+                    install.exit_code
+                ),
+            ));
+            result.stderr = install.output.clone();
+        }
+        let record = AuditRecord::PackagesInstalled {
+            requirements: install.requirements,
+            index: install.index,
+            exit_code: install.exit_code,
+            output: install.output,
+            took_ms: install.took_ms,
+        };
+        self.reporter
+            .record(request, Some("packages"), record)
+            .await
     }
 
     /// Opens a session, runs a cell in one, or closes one; ends the request with its

@@ -82,6 +82,7 @@ fn template_for(
         egress: None,
         record_fs_changes: settings.sandbox.record_fs_changes,
         interpreter: false,
+        packages_dir: false,
         live: None,
     }
 }

@@ -25,6 +25,8 @@ pub struct Shape {
     network: crate::protocol::scheduler::Network,
     /// The interpreter runner or `python3 -`: a different command.
     interpreter: bool,
+    /// A packages directory is another mount.
+    packages_dir: bool,
 }
 
 impl Shape {
@@ -44,6 +46,7 @@ impl Shape {
             fsize_bytes: spec.fsize_bytes,
             network: limits.network,
             interpreter: spec.interpreter,
+            packages_dir: spec.packages_dir,
         }
     }
 
@@ -87,6 +90,7 @@ mod tests {
             egress: None,
             record_fs_changes: true,
             interpreter: false,
+            packages_dir: false,
             live: None,
         }
     }
