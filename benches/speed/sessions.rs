@@ -51,7 +51,7 @@ pub async fn rows(cordon: &Path) -> Vec<Row> {
     ];
     rows.push(Row {
         what: format!(
-            "{IDLE_SESSIONS} idle sessions: their sandboxes' memory + the engine's processes for them (PSS), MiB"
+            "{IDLE_SESSIONS} idle sessions: their sandboxes' working sets + the engine's processes for them (PSS), MiB"
         ),
         cordon: format!("{memory:.0}"),
         floor: String::new(),
@@ -183,9 +183,10 @@ fn llm_sandbox_latency() -> Option<Samples> {
 }
 
 /// Opens `IDLE_SESSIONS` sessions (each holding a variable), lets them settle, and adds up
-/// what they hold: each sandbox's cgroup memory (its processes and the page cache they
-/// brought in), and the proportional share (PSS) of the processes the engine keeps per
-/// container, its containerd shim and (with fuse-overlayfs) its file-system process.
+/// what they hold: each sandbox's working set (its processes' memory and the file pages
+/// they use, not the cache the kernel reclaims first), and the proportional share (PSS) of
+/// the processes the engine keeps per container: its containerd shim and (with
+/// fuse-overlayfs) its file-system process.
 async fn idle_memory_mib(client: &Client, node: &Up) -> f64 {
     let mut ids = Vec::new();
     for _ in 0..IDLE_SESSIONS {
@@ -221,15 +222,19 @@ fn container_mib(container: &str) -> f64 {
     sandbox + engine
 }
 
+/// The sandbox's working set (cgroup v1): its memory usage less the inactive file cache,
+/// which the kernel reclaims first (what the kubelet calls a container's working set).
+/// With fuse-overlayfs every sandbox has its own page cache of the image's files.
 fn cgroup_memory_mib(container: &str) -> f64 {
-    let path = format!("/sys/fs/cgroup/memory/docker/{container}/memory.usage_in_bytes");
-    let v2 = format!("/sys/fs/cgroup/system.slice/docker-{container}.scope/memory.current");
-    let bytes = std::fs::read_to_string(path)
-        .or_else(|_| std::fs::read_to_string(v2))
-        .ok()
-        .and_then(|text| text.trim().parse::<f64>().ok())
+    let dir = format!("/sys/fs/cgroup/memory/docker/{container}");
+    let read = |file: &str| std::fs::read_to_string(format!("{dir}/{file}")).unwrap_or_default();
+    let usage: f64 = read("memory.usage_in_bytes").trim().parse().unwrap_or(0.0);
+    let inactive_file: f64 = read("memory.stat")
+        .lines()
+        .find_map(|line| line.strip_prefix("total_inactive_file "))
+        .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0.0);
-    bytes / 1024.0 / 1024.0
+    (usage - inactive_file).max(0.0) / 1024.0 / 1024.0
 }
 
 /// The container's writable layer directory (what its fuse-overlayfs process names).

@@ -1,139 +1,240 @@
-//! A result as a language model should read it: what happened in one line, the output,
-//! the reason in one sentence when it did not complete, and what to try next. `cordon mcp`
-//! answers tool calls with it; the Python SDK's `Result.to_text()` follows the same rules.
-//! Pure.
+//! A result as a language model should read it, line by line: `status: ...`, the `stdout:`
+//! and `stderr:` blocks, `reason: ...` (why it did not succeed, in one sentence), `next:
+//! ...` (what to try next), then one line per returned file, file not returned, refused
+//! connection, and the session. The rules are the Python SDK's (`clients/python/
+//! cordon_client/text.py`, `Result.to_text()`), mirrored word for word. Pure.
 
-use crate::protocol::exec::{ExecResult, Status, ViolationKind};
+use crate::protocol::exec::{ExecResult, Status};
 
-/// Longest stretch of each output stream shown to the model (the result holds it all).
-pub const SHOWN_OUTPUT_BYTES: usize = 16 * 1024;
+/// Longest stretch of each output stream shown to the model (its end; the result holds it
+/// all).
+pub const SHOWN_OUTPUT_CHARS: usize = 16 * 1024;
 
-/// The text of `result` for a model.
-pub fn result_text(result: &ExecResult) -> String {
-    let mut text = format!("status: {}", headline(result));
-    if let Some(session) = &result.session {
-        let state = if session.open { "open" } else { "ended" };
-        text.push_str(&format!("\nsession: {} ({state})", session.id));
+/// What to try next, by `<status>:<detail>` then `<status>` (detail: the violation kind,
+/// the error code, or `exit` for a completed run with a non-zero exit code).
+const NEXT_STEPS: [(&str, &str); 28] = [
+    ("completed:exit", "read stderr, fix the code and run it again"),
+    ("violation:timeout", "make it faster or split it into smaller cells"),
+    ("violation:cpu", "use less CPU time: make it faster or split it into smaller cells"),
+    ("violation:memory", "use less memory, e.g. process the data in smaller pieces"),
+    ("violation:pids", "start fewer processes or threads"),
+    ("violation:output", "print less; write large results to files under ./outputs/ instead"),
+    ("violation:disk", "write less to disk"),
+    ("violation:network", "do without that host: only allowlisted hosts can be reached"),
+    ("violation:policy", "do it without reading secrets, loading native libraries or downloading and running programs"),
+    ("violation", "stay within the sandbox's limits and run it again"),
+    ("blocked", "do not retry it as it is: an operator must release it, or rewrite it without what was flagged"),
+    ("rejected:unknown_trust_level", "use one of the trust levels untrusted, unknown or trusted"),
+    ("rejected:trust_not_allowed", "use a lower trust level"),
+    ("rejected:unknown_session", "open a new session"),
+    ("rejected:session_limit", "close a session you no longer need, then try again"),
+    ("rejected:code_too_large", "send less code, e.g. split it into smaller cells"),
+    ("rejected:input_too_large", "send smaller files or stdin"),
+    ("rejected:invalid_file", "name each file once, by a relative path without '..', '.' or empty parts"),
+    ("rejected:network_not_allowed", "run it without network, or at a trust level that allows it"),
+    ("rejected:unknown_image", "use one of the configured images, e.g. default"),
+    ("rejected", "fix the request as the reason says"),
+    ("failed:session_lost", "open a new session; earlier variables are gone"),
+    ("failed:session_closed", "open a new session; earlier variables are gone"),
+    ("failed:sandbox_lost", "run it again; if it happens again, it may need more memory than the host can give"),
+    ("failed:image_missing", "use the default image, or ask an operator to install this one"),
+    ("failed:message_too_large", "return less: print less and write fewer or smaller files"),
+    ("failed:package_install_failed", "check the package names and versions in stderr, or do without them"),
+    ("failed", "try again later; if it keeps failing, an operator should read cordon's logs"),
+];
+
+/// The text of `result` for a model, each stream cut to its last `max_output_chars`.
+pub fn result_text(result: &ExecResult, max_output_chars: Option<usize>) -> String {
+    let mut lines = vec![status_line(result)];
+    lines.extend(stream(
+        "stdout",
+        &result.stdout,
+        result.stdout_truncated,
+        max_output_chars,
+    ));
+    lines.extend(stream(
+        "stderr",
+        &result.stderr,
+        result.stderr_truncated,
+        max_output_chars,
+    ));
+    if let Some(reason) = reason(result) {
+        lines.push(format!("reason: {reason}"));
     }
-    push_stream(&mut text, "stdout", &result.stdout, result.stdout_truncated);
-    push_stream(&mut text, "stderr", &result.stderr, result.stderr_truncated);
-    for file in &result.files {
-        text.push_str(&format!(
-            "\nfile: {} ({}, {} bytes)",
-            file.name, file.media_type, file.bytes
+    if let Some(step) = next_step(result) {
+        lines.push(format!("next: {step}"));
+    }
+    for f in &result.files {
+        let prefix = &f.sha256[..f.sha256.len().min(16)];
+        lines.push(format!(
+            "file: {} ({} bytes, {}, sha256 {prefix})",
+            f.name, f.bytes, f.media_type
         ));
     }
     for skipped in &result.files_skipped {
-        text.push_str(&format!(
-            "\nfile not returned: {} ({})",
+        lines.push(format!(
+            "file not returned: {}: {}",
             skipped.name, skipped.reason
         ));
     }
     for denied in &result.network_denied {
-        text.push_str(&format!(
-            "\nnetwork refused: {} ({})",
+        lines.push(format!(
+            "network denied: {}: {}",
             denied.host, denied.reason
         ));
     }
-    if let Some(next) = next_step(result) {
-        text.push_str(&format!("\nnext: {next}"));
+    if let Some(session) = &result.session {
+        let state = if session.open { "open" } else { "closed" };
+        lines.push(format!(
+            "session: {} ({state}, {} cells)",
+            session.id, session.cells
+        ));
     }
-    text
+    lines.join("\n")
 }
 
-/// One line: the status, and why when it did not complete.
-fn headline(result: &ExecResult) -> String {
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Completed => "completed",
+        Status::Violation => "violation",
+        Status::Blocked => "blocked",
+        Status::Rejected => "rejected",
+        Status::Failed => "failed",
+    }
+}
+
+/// The detail `NEXT_STEPS` is looked up by.
+fn detail_of(result: &ExecResult) -> String {
+    if result.status == Status::Completed {
+        return "exit".into();
+    }
+    match (&result.violation, &result.error) {
+        (Some(v), _) => v.kind.as_str().into(),
+        (None, Some(e)) => e.code.clone(),
+        (None, None) => String::new(),
+    }
+}
+
+fn status_line(result: &ExecResult) -> String {
+    if result.status == Status::Completed {
+        let code = result
+            .exit_code
+            .map_or("None".to_string(), |c| c.to_string());
+        return format!("status: completed (exit code {code})");
+    }
+    let (word, detail) = (status_word(result.status), detail_of(result));
+    match detail.is_empty() {
+        true => format!("status: {word}"),
+        false => format!("status: {word} ({detail})"),
+    }
+}
+
+fn stream(name: &str, text: &str, truncated: bool, limit: Option<usize>) -> Vec<String> {
+    if text.is_empty() && !truncated {
+        return Vec::new();
+    }
+    let mut note = if truncated {
+        " (cut by cordon at its cap)".to_string()
+    } else {
+        String::new()
+    };
+    let chars = text.chars().count();
+    let shown = match limit {
+        Some(limit) if chars > limit => {
+            note.push_str(&format!(" (only its last {limit} of {chars} characters)"));
+            text.chars().skip(chars - limit).collect()
+        }
+        _ => text.to_string(),
+    };
+    vec![
+        format!("{name}{note}:"),
+        shown.trim_end_matches('\n').to_string(),
+    ]
+}
+
+/// One sentence ending in a full stop.
+fn sentence(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.ends_with(['.', '!', '?']) {
+        true => text,
+        false => format!("{text}."),
+    }
+}
+
+/// Why the run did not succeed, in one sentence; `None` when it did.
+fn reason(result: &ExecResult) -> Option<String> {
     match result.status {
-        Status::Completed => format!("completed, exit code {}", result.exit_code.unwrap_or(0)),
-        Status::Violation => match &result.violation {
-            Some(v) => format!("stopped: {} limit: {}", v.kind.as_str(), v.detail),
-            None => "stopped for breaking a limit".into(),
+        Status::Completed => match result.exit_code {
+            Some(0) | None => None,
+            Some(code) => Some(format!("the program exited with code {code}.")),
         },
-        Status::Blocked => {
-            let findings = result.assessment.iter().flat_map(|a| &a.findings);
-            let reasons: Vec<String> = findings
-                .map(|f| format!("{} (line {}): {}", f.rule, f.line, f.message))
-                .collect();
-            format!("blocked, not run: {}", reasons.join("; "))
-        }
-        Status::Rejected | Status::Failed => {
-            let word = if result.status == Status::Rejected {
-                "rejected"
-            } else {
-                "failed"
-            };
-            match &result.error {
-                Some(e) => format!("{word} ({}): {}", e.code, e.message),
-                None => word.to_string(),
-            }
-        }
+        Status::Violation => Some(match &result.violation {
+            Some(v) => sentence(&format!(
+                "cordon stopped it at its {} limit: {}",
+                v.kind.as_str(),
+                v.detail
+            )),
+            None => "cordon stopped it for breaking a limit.".into(),
+        }),
+        Status::Blocked => Some(blocked_reason(result)),
+        Status::Rejected | Status::Failed => Some(match &result.error {
+            Some(e) => sentence(&format!("{} ({})", e.message.trim_end_matches('.'), e.code)),
+            None => format!("the request was {}.", status_word(result.status)),
+        }),
     }
 }
 
-fn push_stream(text: &mut String, name: &str, stream: &str, truncated: bool) {
-    if stream.is_empty() {
-        return;
-    }
-    let shown = crate::text::preview_of(stream, SHOWN_OUTPUT_BYTES);
-    text.push_str(&format!("\n{name}:\n{shown}"));
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    if truncated || shown.len() < stream.len() {
-        text.push_str(&format!("[{name} cut short]\n"));
-    }
+fn blocked_reason(result: &ExecResult) -> String {
+    let findings: Vec<_> = result.assessment.iter().flat_map(|a| &a.findings).collect();
+    let blocking: Vec<_> = findings
+        .iter()
+        .filter(|f| f.severity.as_str() == "BLOCKED")
+        .collect();
+    let shown = if blocking.is_empty() {
+        findings.iter().collect::<Vec<_>>()
+    } else {
+        blocking
+    };
+    let why: Vec<String> = shown
+        .iter()
+        .map(|f| {
+            format!(
+                "{} line {}: {}",
+                f.rule,
+                f.line,
+                f.message.trim_end_matches('.')
+            )
+        })
+        .collect();
+    let why = match why.is_empty() {
+        true => "its assessment is BLOCKED".to_string(),
+        false => why.join("; "),
+    };
+    sentence(&format!(
+        "cordon blocked it before it ran ({why}); an operator must release it"
+    ))
 }
 
-/// What a model should do next, when the run did not simply complete.
+/// What to try next; `None` for a run that succeeded.
 fn next_step(result: &ExecResult) -> Option<&'static str> {
-    let code = result.error.as_ref().map(|e| e.code.as_str());
-    Some(match (result.status, code) {
-        (Status::Completed, _) if result.exit_code.unwrap_or(0) != 0 => {
-            "the program raised or exited non-zero: read stderr and fix the code"
-        }
-        (Status::Completed, _) => return None,
-        (Status::Blocked, _) => {
-            "this code was judged an attack and never ran; an operator must release it, \
-             or write code without the flagged behaviour"
-        }
-        (Status::Violation, _) => violation_step(result),
-        (_, Some("session_lost")) => {
-            "the session is gone with its variables: open a new session and run the earlier \
-             cells again"
-        }
-        (_, Some("session_closed")) => "open a new session",
-        (_, Some("session_limit")) => "close a session you no longer need, then try again",
-        (Status::Rejected, _) => "fix the request as the error says",
-        (Status::Failed, _) => "cordon could not run it; try again later",
-    })
-}
-
-fn violation_step(result: &ExecResult) -> &'static str {
-    let open = result.session.as_ref().is_some_and(|s| s.open);
-    match result.violation.as_ref().map(|v| v.kind) {
-        Some(ViolationKind::Timeout) if open => {
-            "the cell was interrupted and the session kept its state: make the code faster \
-             or split the work into smaller cells"
-        }
-        Some(ViolationKind::Timeout) => "make the code faster or split the work into smaller runs",
-        Some(ViolationKind::Memory) => "use less memory: process the data in chunks",
-        Some(ViolationKind::Output) => "print less: summarise, or write results to ./outputs/",
-        Some(ViolationKind::Disk) => "write less to disk",
-        Some(ViolationKind::Network) => "only the allowlisted hosts can be reached",
-        Some(ViolationKind::Pids) => "start fewer processes or threads",
-        Some(ViolationKind::Cpu) => "use less CPU time",
-        Some(ViolationKind::Policy) => {
-            "the run did something cordon's runtime policy forbids (reading secrets, loading \
-             native libraries, downloading and running programs): do the task without it"
-        }
-        None => "stay within the limits",
+    if result.status == Status::Completed && matches!(result.exit_code, Some(0) | None) {
+        return None;
     }
+    let word = status_word(result.status);
+    let key = format!("{word}:{}", detail_of(result));
+    let find = |wanted: &str| {
+        NEXT_STEPS
+            .iter()
+            .find(|(k, _)| *k == wanted)
+            .map(|(_, v)| *v)
+    };
+    find(&key).or_else(|| find(word))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::exec::{ErrorCode, ErrorInfo, Violation};
+    use crate::protocol::exec::{ErrorCode, ErrorInfo, Violation, ViolationKind};
     use crate::protocol::interpreter::SessionInfo;
 
     #[test]
@@ -141,12 +242,14 @@ mod tests {
         let mut result = ExecResult::without_run("r", Status::Completed);
         result.exit_code = Some(0);
         result.stdout = "42\n".into();
-        let text = result_text(&result);
-        assert_eq!(text, "status: completed, exit code 0\nstdout:\n42\n");
+        assert_eq!(
+            result_text(&result, None),
+            "status: completed (exit code 0)\nstdout:\n42"
+        );
     }
 
     #[test]
-    fn an_interrupted_cell_says_the_session_kept_its_state() {
+    fn a_timeout_in_a_session_says_why_what_next_and_the_session() {
         let mut result = ExecResult::without_run("r", Status::Violation);
         result.violation = Some(Violation {
             kind: ViolationKind::Timeout,
@@ -157,18 +260,27 @@ mod tests {
             open: true,
             cells: 2,
         });
-        let text = result_text(&result);
-        assert!(text.starts_with("status: stopped: timeout limit: ran past its deadline"));
-        assert!(text.contains("session: a@h (open)"));
-        assert!(text.contains("kept its state"), "{text}");
+        let text = result_text(&result, None);
+        assert_eq!(
+            text,
+            "status: violation (timeout)\n\
+             reason: cordon stopped it at its timeout limit: ran past its deadline of 1000 ms.\n\
+             next: make it faster or split it into smaller cells\n\
+             session: a@h (open, 2 cells)"
+        );
     }
 
     #[test]
-    fn a_lost_session_says_to_open_a_new_one() {
+    fn a_lost_session_says_to_open_a_new_one_and_long_output_keeps_its_end() {
         let mut result = ExecResult::without_run("r", Status::Failed);
         result.error = Some(ErrorInfo::new(ErrorCode::SessionLost, "gone"));
-        let text = result_text(&result);
-        assert!(text.contains("failed (session_lost): gone"), "{text}");
-        assert!(text.contains("open a new session"), "{text}");
+        result.stdout = "abcdef".into();
+        let text = result_text(&result, Some(2));
+        assert!(
+            text.contains("stdout (only its last 2 of 6 characters):\nef"),
+            "{text}"
+        );
+        assert!(text.contains("reason: gone (session_lost)."), "{text}");
+        assert!(text.contains("next: open a new session; earlier variables are gone"));
     }
 }

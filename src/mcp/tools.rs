@@ -15,7 +15,7 @@ use rmcp::model::{
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData as McpError, ServerHandler};
 use serde::Deserialize;
 
-use super::render::result_text;
+use super::render::{result_text, SHOWN_OUTPUT_CHARS};
 use crate::client::Client;
 use crate::config::Settings;
 use crate::protocol::assessor::TrustLevel;
@@ -246,7 +246,7 @@ fn input_file(file: FileArg) -> Result<InputFile, McpError> {
 /// embedded resources. Anything but `completed` is an error result.
 fn tool_result(result: &ExecResult) -> CallToolResult {
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
-    let mut content = vec![Content::text(result_text(result))];
+    let mut content = vec![Content::text(result_text(result, Some(SHOWN_OUTPUT_CHARS)))];
     for file in &result.files {
         content.push(match file.media_type.as_str() {
             "image/png" => Content::image(b64(&file.content), "image/png"),

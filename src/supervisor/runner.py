@@ -47,50 +47,47 @@ def send_json(kind, value):
     send(kind, json.dumps(value).encode())
 
 
-class Forwarder(threading.Thread):
-    """Frames what arrives on one pipe (the program's fd 1 or 2) as it arrives."""
+class ProgramOutput(threading.Thread):
+    """The program's fds 1 and 2 are pipes; one thread frames what arrives on either, as
+    it arrives (b"O" for stdout, b"E" for stderr)."""
 
-    def __init__(self, kind, fd):
+    def __init__(self):
         super().__init__(daemon=True)
-        self.kind, self.fd, self.mutex = kind, fd, threading.Lock()
+        self.mutex = threading.Lock()
+        self.pipes = {}  # read end -> (frame kind, write end, the program's fd)
+        for target_fd, kind in ((1, b"O"), (2, b"E")):
+            read_end, write_end = os.pipe()
+            os.set_inheritable(read_end, False)
+            os.dup2(write_end, target_fd)
+            os.set_inheritable(write_end, False)
+            self.pipes[read_end] = (kind, write_end, target_fd)
 
     def run(self):
         while True:
-            select.select([self.fd], [], [])
+            ready, _, _ = select.select(list(self.pipes), [], [])
             with self.mutex:
-                data = os.read(self.fd, 65536)
-                if not data:
-                    return
-                send(self.kind, data)
+                for read_end in ready:
+                    data = os.read(read_end, 65536)
+                    if data:
+                        send(self.pipes[read_end][0], data)
+
+    def restore(self):
+        """fds 1 and 2 are the pipes again, whatever the last cell did to them."""
+        for kind, write_end, target_fd in self.pipes.values():
+            os.dup2(write_end, target_fd)
 
     def drain(self):
-        """Returns once everything written to the pipe so far has been framed."""
-        import fcntl, termios, time
+        """Returns once everything written to the pipes so far has been framed."""
+        import fcntl, termios
         pending = bytearray(4)
-        while True:
-            fcntl.ioctl(self.fd, termios.FIONREAD, pending)
-            if int.from_bytes(pending, sys.byteorder) == 0:
-                break
-            time.sleep(0.0005)
+        for read_end in self.pipes:
+            while True:
+                fcntl.ioctl(read_end, termios.FIONREAD, pending)
+                if int.from_bytes(pending, sys.byteorder) == 0:
+                    break
+                time.sleep(0.0005)
         with self.mutex:
             pass
-
-
-def program_pipe(target_fd, kind):
-    read_end, write_end = os.pipe()
-    os.set_inheritable(read_end, False)
-    os.dup2(write_end, target_fd)
-    os.set_inheritable(write_end, False)
-    forwarder = Forwarder(kind, read_end)
-    forwarder.write_end, forwarder.target_fd = write_end, target_fd
-    forwarder.start()
-    return forwarder
-
-
-def restore_program_output(forwarders):
-    """fds 1 and 2 are the pipes again, whatever the last cell did to them."""
-    for forwarder in forwarders:
-        os.dup2(forwarder.write_end, forwarder.target_fd)
 
 
 class Cells:
@@ -111,9 +108,9 @@ class Cells:
         if self.in_cell:
             signal.default_int_handler(signum, frame)
 
-    def run(self, cell, forwarders):
+    def run(self, cell, output):
         self.number += 1
-        restore_program_output(forwarders)
+        output.restore()
         place_files(cell.get("files") or [])
         feed_stdin(cell.get("stdin"))
         before = snapshot(OUTPUTS)
@@ -139,7 +136,7 @@ class Cells:
         finally:
             self.in_cell = False
         RECORD.finish()
-        flush_program_output(forwarders)
+        flush_program_output(output)
         skipped = send_outputs(before, figures, cell)
         send_json(b"D", {"exit_code": exit_code, "interrupted": interrupted, "skipped": skipped})
 
@@ -342,14 +339,13 @@ def send_outputs(before, figures, cell):
     return skipped
 
 
-def flush_program_output(forwarders):
+def flush_program_output(output):
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:
             pass
-    for forwarder in forwarders:
-        forwarder.drain()
+    output.drain()
 
 
 def read_exactly(count):
@@ -386,7 +382,8 @@ def main():
     warnings.filterwarnings("ignore", message=".*non-GUI backend.*")
     warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")
     os.makedirs(OUTPUTS, mode=0o700, exist_ok=True)
-    forwarders = [program_pipe(1, b"O"), program_pipe(2, b"E")]
+    output = ProgramOutput()
+    output.start()
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, line_buffering=True, errors="backslashreplace")
     sys.argv = ["-"]
@@ -400,7 +397,7 @@ def main():
         cell = next_cell()
         if cell is None:
             return
-        cells.run(cell, forwarders)
+        cells.run(cell, output)
 
 
 main()
