@@ -348,21 +348,11 @@ fn print_for_people(result: &ExecResult) {
             format!("blocked, not run: {}", reasons.join("; "))
         }
         Status::Rejected | Status::Failed => match &result.error {
-            Some(e) => format!("{}: {} ({})", status_word(result.status), e.message, e.code),
-            None => status_word(result.status).into(),
+            Some(e) => format!("{}: {} ({})", result.status.as_str(), e.message, e.code),
+            None => result.status.as_str().into(),
         },
     };
     eprintln!("cordon: {line}");
-}
-
-fn status_word(status: Status) -> &'static str {
-    match status {
-        Status::Completed => "completed",
-        Status::Violation => "violation",
-        Status::Blocked => "blocked",
-        Status::Rejected => "rejected",
-        Status::Failed => "failed",
-    }
 }
 
 #[cfg(test)]

@@ -93,16 +93,6 @@ pub fn result_text(result: &ExecResult, max_output_chars: Option<usize>) -> Stri
     lines.join("\n")
 }
 
-fn status_word(status: Status) -> &'static str {
-    match status {
-        Status::Completed => "completed",
-        Status::Violation => "violation",
-        Status::Blocked => "blocked",
-        Status::Rejected => "rejected",
-        Status::Failed => "failed",
-    }
-}
-
 /// The detail `NEXT_STEPS` is looked up by.
 fn detail_of(result: &ExecResult) -> String {
     if result.status == Status::Completed {
@@ -122,7 +112,7 @@ fn status_line(result: &ExecResult) -> String {
             .map_or("None".to_string(), |c| c.to_string());
         return format!("status: completed (exit code {code})");
     }
-    let (word, detail) = (status_word(result.status), detail_of(result));
+    let (word, detail) = (result.status.as_str(), detail_of(result));
     match detail.is_empty() {
         true => format!("status: {word}"),
         false => format!("status: {word} ({detail})"),
@@ -179,7 +169,7 @@ fn reason(result: &ExecResult) -> Option<String> {
         Status::Blocked => Some(blocked_reason(result)),
         Status::Rejected | Status::Failed => Some(match &result.error {
             Some(e) => sentence(&format!("{} ({})", e.message.trim_end_matches('.'), e.code)),
-            None => format!("the request was {}.", status_word(result.status)),
+            None => format!("the request was {}.", result.status.as_str()),
         }),
     }
 }
@@ -220,7 +210,7 @@ fn next_step(result: &ExecResult) -> Option<&'static str> {
     if result.status == Status::Completed && matches!(result.exit_code, Some(0) | None) {
         return None;
     }
-    let word = status_word(result.status);
+    let word = result.status.as_str();
     let key = format!("{word}:{}", detail_of(result));
     let find = |wanted: &str| {
         NEXT_STEPS

@@ -84,6 +84,18 @@ pub enum Status {
     Failed,
 }
 
+impl Status {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Completed => "completed",
+            Status::Violation => "violation",
+            Status::Blocked => "blocked",
+            Status::Rejected => "rejected",
+            Status::Failed => "failed",
+        }
+    }
+}
+
 /// Which limit a sandbox broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -136,8 +136,18 @@ pub async fn run_with_kills(
     code: &str,
     kills: mpsc::Receiver<Violation>,
 ) -> Run {
-    let (lifecycle, mut events_rx) = mpsc::channel(16);
+    let (lifecycle, events) = mpsc::channel(16);
     let result = run_sandbox(docker, spec, code, kills, lifecycle).await;
+    finished_run(docker, spec, result, events).await
+}
+
+/// A run's result with the lifecycle events it sent, once nothing of its host is left.
+async fn finished_run(
+    docker: &Docker,
+    spec: &SandboxSpec,
+    result: Result<SandboxOutcome, SandboxError>,
+    mut events_rx: mpsc::Receiver<Lifecycle>,
+) -> Run {
     let mut events = Vec::new();
     while let Ok(event) = events_rx.try_recv() {
         events.push(event);
@@ -240,14 +250,9 @@ pub async fn run_in_session(
     code: &str,
     kills: mpsc::Receiver<Violation>,
 ) -> Run {
-    let (lifecycle, mut events_rx) = mpsc::channel(16);
+    let (lifecycle, events) = mpsc::channel(16);
     let result = interpreter_run(docker, spec, code, kills, lifecycle).await;
-    let mut events = Vec::new();
-    while let Ok(event) = events_rx.try_recv() {
-        events.push(event);
-    }
-    assert_no_leftovers(docker, &spec.host_id).await;
-    Run { result, events }
+    finished_run(docker, spec, result, events).await
 }
 
 /// `code` as the one cell of an interpreter sandbox of `spec`'s shape and limits (a
