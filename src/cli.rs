@@ -193,6 +193,10 @@ pub struct McpArgs {
     /// the server's life.
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
+    /// Serve over Streamable HTTP on this loopback address (e.g. 127.0.0.1:8765; port 0: a
+    /// free one, printed) instead of stdin/stdout.
+    #[arg(long, value_name = "ADDRESS")]
+    pub http: Option<String>,
     /// Trust level of every request the tools make; picks the limits they state.
     #[arg(long, default_value = "untrusted", value_parser = ["untrusted", "unknown", "trusted"])]
     pub trust: String,

@@ -99,10 +99,17 @@ pub struct CordonTools {
 
 #[tool_router]
 impl CordonTools {
-    pub fn new(client: Arc<Client>, settings: &Settings, defaults: RequestDefaults) -> Self {
+    /// The tools; `packages` says what each image offers (`package_summary`).
+    pub fn new(
+        client: Arc<Client>,
+        settings: &Settings,
+        defaults: RequestDefaults,
+        packages: &str,
+    ) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(route) = tool_router.map.get_mut("run_python") {
-            route.attr.description = Some(run_python_description(settings, defaults.trust).into());
+            let description = run_python_description(settings, defaults.trust, packages);
+            route.attr.description = Some(description.into());
         }
         CordonTools {
             client,
@@ -264,24 +271,83 @@ fn tool_result(result: &ExecResult) -> CallToolResult {
     }
 }
 
-/// `run_python`'s description, with the limits the settings give `trust`.
-fn run_python_description(settings: &Settings, trust: TrustLevel) -> String {
+/// Packages a model looks for, named in `run_python`'s description when an image has them.
+const NOTABLE_PACKAGES: [&str; 14] = [
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "scipy",
+    "scikit-learn",
+    "statsmodels",
+    "seaborn",
+    "sympy",
+    "networkx",
+    "requests",
+    "pillow",
+    "openpyxl",
+    "pyarrow",
+    "polars",
+];
+
+/// What each configured image offers, read in one of its sandboxes at start (as
+/// `list_packages` does): "data: numpy 1.24.2, pandas 1.5.3, ...". An image that cannot be
+/// read in `wait` says so instead.
+pub async fn package_summary(client: &Client, settings: &Settings, wait: Duration) -> String {
+    let mut lines = Vec::new();
+    for image in settings.sandbox.images.keys() {
+        let request = ExecRequest {
+            code: LIST_PACKAGES.as_bytes().to_vec().into(),
+            image: Some(image.clone()),
+            client: Some("cordon-mcp".into()),
+            ..Default::default()
+        };
+        let id = Client::new_request_id();
+        let listed = match client.run(&id, &request, wait).await {
+            Ok(result) if result.status == Status::Completed => notable_in(&result.stdout),
+            Ok(result) => format!("not read ({})", result.status.as_str()),
+            Err(_) => "not read (cordon did not answer in time)".to_string(),
+        };
+        lines.push(format!("{image}: {listed}"));
+    }
+    lines.join("; ")
+}
+
+/// The notable packages of a `list_packages` listing ("name version" lines).
+fn notable_in(listing: &str) -> String {
+    let found: Vec<&str> = listing
+        .lines()
+        .filter(|line| {
+            let name = line
+                .split(' ')
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            NOTABLE_PACKAGES.contains(&name.as_str())
+        })
+        .collect();
+    match found.is_empty() {
+        true => "the standard library".to_string(),
+        false => found.join(", "),
+    }
+}
+
+/// `run_python`'s description, with the limits the settings give `trust` and what the
+/// images offer.
+fn run_python_description(settings: &Settings, trust: TrustLevel, packages: &str) -> String {
     let limits = settings.limits.for_trust(trust);
-    let images: Vec<&str> = settings.sandbox.images.keys().map(String::as_str).collect();
     format!(
         "Run Python 3 code in a fresh, locked-down sandbox and get its output. Limits per run: \
          {timeout} s of wall time (then the code is interrupted), {memory} MiB of memory, \
          {cpus} CPU(s), no network at all, a {tmpfs} MiB working directory. Print what you \
          want to see (stdout and stderr come back). Files written under ./outputs/ come back, \
          and so does any matplotlib figure left open (as a PNG image, without saving it). \
-         Pass `session` (from new_session) to keep variables between calls. Images: {images} \
-         (\"data\" has numpy, pandas, matplotlib, scipy, scikit-learn; call list_packages for \
-         the exact list). Risky code is assessed first: code that attacks the host or the \
-         network is BLOCKED and never runs.",
+         Pass `session` (from new_session) to keep variables between calls. Images (`image`) \
+         and what they offer: {packages} (call list_packages for the full list). Risky code \
+         is assessed first: code that attacks the host or the network is BLOCKED and never \
+         runs.",
         timeout = limits.timeout_ms / 1000,
         memory = limits.memory_bytes >> 20,
         cpus = limits.cpus,
         tmpfs = settings.caps.tmpfs_bytes >> 20,
-        images = images.join(", "),
     )
 }

@@ -1,11 +1,13 @@
 """Drives `cordon mcp` over stdio with the official MCP Python SDK (tests/mcp_server.rs):
 lists the tools, runs a cell, keeps state across two calls in a session, gets a plot back
-as an image, and gets a BLOCKED and a timeout answer. Prints one line per check; exits
-non-zero on the first failure.
-Usage: drive.py CORDON_BINARY DATA_DIR NATS_URL"""
+as an image, and gets a BLOCKED and a timeout answer. With --http, drives `cordon mcp
+--http 127.0.0.1:0` over Streamable HTTP instead: lists the tools and runs a cell. Prints
+one line per check; exits non-zero on the first failure.
+Usage: drive.py CORDON_BINARY DATA_DIR NATS_URL [--http]"""
 
 import asyncio
 import base64
+import subprocess
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -49,6 +51,11 @@ async def main(cordon, data_dir, url):
                 "run_python's description states the live limits",
                 description,
             )
+            check(
+                "data: " in description and "numpy " in description and "pandas " in description,
+                "run_python's description names the data image's packages, as read at start",
+                description,
+            )
             check("code" in field(tools["run_python"], "input_schema")["properties"], "a code argument")
 
             result = await call(session, "run_python", {"code": "print(6 * 7)"})
@@ -88,4 +95,32 @@ async def main(cordon, data_dir, url):
     print("all checks passed")
 
 
-asyncio.run(main(*sys.argv[1:4]))
+async def over_http(cordon, data_dir, url):
+    from mcp.client.streamable_http import streamable_http_client
+
+    server = subprocess.Popen(
+        [cordon, "--data-dir", data_dir, "mcp", "--nats", url, "--http", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        line = server.stdout.readline()
+        check(line.startswith("cordon: MCP on http://127.0.0.1:"), "it says where it listens", line)
+        endpoint = line.split()[-1]
+        async with streamable_http_client(endpoint) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {tool.name for tool in (await session.list_tools()).tools}
+                check("run_python" in tools, "the tools are listed over HTTP", str(tools))
+                result = await call(session, "run_python", {"code": "print(6 * 7)"})
+                check("42" in text_of(result), "a cell runs over HTTP", text_of(result))
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    print("all checks passed")
+
+
+if "--http" in sys.argv:
+    asyncio.run(over_http(*sys.argv[1:4]))
+else:
+    asyncio.run(main(*sys.argv[1:4]))
