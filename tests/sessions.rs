@@ -296,3 +296,33 @@ print(sys.stdin.read().strip())\n";
     assert_no_containers_within(&node.host, Duration::from_secs(15));
     node.stop();
 }
+
+/// A session whose host is gone (its supervisor SIGKILLed, so the host stops reporting its
+/// load) answers its next cell `session_lost` from the Scheduler; the supervisor that
+/// takes the host over removes the dead one's session sandbox.
+#[tokio::test]
+async fn a_session_whose_host_is_gone_answers_session_lost() {
+    let nats = Nats::start();
+    let config = test_config("host_stale_ms = 1500");
+    let node = Node::prepare("session-host-lost", &config);
+    let mut pipeline =
+        Node::serve_like(&node, &nats, &["assessor", "scheduler", "audit", "monitor"]);
+    let mut supervisor = Node::serve_like(&node, &nats, &["supervisor"]);
+    let client = client(&nats).await;
+    let (opened, id) = open(&client, "untrusted").await;
+    assert_eq!(opened.status, Status::Completed, "{opened:?}");
+    assert_eq!(managed_containers_of(&node.host).len(), 1);
+
+    supervisor.kill();
+    tokio::time::sleep(Duration::from_millis(2500)).await; // past host_stale_ms
+    let lost = run_request(&client, &cell("print('still there?')", &id)).await;
+    assert_eq!(lost.status, Status::Failed, "{lost:?}");
+    let error = lost.error.as_ref().unwrap();
+    assert_eq!(error.code, "session_lost", "{lost:?}");
+    assert!(error.message.contains("no longer reports"), "{lost:?}");
+
+    let mut successor = Node::serve_like(&node, &nats, &["supervisor"]);
+    assert_no_containers_within(&node.host, Duration::from_secs(20));
+    successor.stop();
+    pipeline.stop();
+}
