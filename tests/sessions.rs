@@ -326,3 +326,36 @@ async fn a_session_whose_host_is_gone_answers_session_lost() {
     successor.stop();
     pipeline.stop();
 }
+
+/// `[sessions] max_per_host` caps the sessions one host holds, whoever asks.
+#[tokio::test]
+async fn a_host_holds_at_most_its_max_sessions() {
+    let nats = Nats::start();
+    let config = test_config("\n[sessions]\nmax_per_host = 1\n");
+    let mut node = Node::up(&nats, "sessions-per-host", &config);
+    let alice = client(&nats).await;
+    let bob = client_named(&nats, "bob").await;
+    let (first, id) = open(&alice, "untrusted").await;
+    assert_eq!(first.status, Status::Completed, "{first:?}");
+    let (second, none) = open(&bob, "untrusted").await;
+    assert_eq!(second.status, Status::Rejected, "{second:?}");
+    let error = second.error.as_ref().unwrap();
+    assert_eq!(error.code, "session_limit");
+    assert!(
+        error.message.contains("holds its most sessions"),
+        "{second:?}"
+    );
+    assert!(none.is_empty());
+    let close = ExecRequest {
+        close_session: Some(true),
+        ..cell("", &id)
+    };
+    assert_eq!(run_request(&alice, &close).await.status, Status::Completed);
+    let (third, _) = open(&bob, "untrusted").await;
+    assert_eq!(
+        third.status,
+        Status::Completed,
+        "room again once one closed: {third:?}"
+    );
+    node.stop();
+}
