@@ -122,6 +122,21 @@ fn the_cli_talks_to_a_running_cordon_and_prints_the_result_document() {
     }
 }
 
+/// The consumers whose log lines carry `trace_id` (the node logs JSON).
+fn consumers_of(node: &Node, trace_id: &str) -> std::collections::BTreeSet<String> {
+    let mut consumers = std::collections::BTreeSet::new();
+    for line in node.log_text().lines() {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if entry["span"]["trace_id"] == trace_id {
+            let consumer = entry["span"]["consumer"].as_str().unwrap_or_default();
+            consumers.insert(consumer.to_string());
+        }
+    }
+    consumers
+}
+
 #[tokio::test]
 async fn one_trace_id_follows_a_request_through_every_stage() {
     let nats = Nats::start();
@@ -138,21 +153,16 @@ async fn one_trace_id_follows_a_request_through_every_stage() {
         .unwrap();
     assert_eq!(result.status, Status::Completed);
     let trace_id = cordon::bus::trace::TraceContext::for_request(&id).trace_id_hex();
-    let mut consumers = std::collections::BTreeSet::new();
-    for line in node.log_text().lines() {
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        if entry["span"]["trace_id"] == trace_id.as_str() {
-            consumers.insert(
-                entry["span"]["consumer"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-            );
-        }
+    // Each stage logs "handled" once it has settled its message, which may come a moment
+    // after the result reached the client: wait a little for every stage's line.
+    let stages = ["assessor", "scheduler", "supervisor"];
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut consumers = consumers_of(&node, &trace_id);
+    while !stages.iter().all(|s| consumers.contains(*s)) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        consumers = consumers_of(&node, &trace_id);
     }
-    for stage in ["assessor", "scheduler", "supervisor"] {
+    for stage in stages {
         assert!(
             consumers.contains(stage),
             "no {stage} log line carries trace {trace_id}: {consumers:?}"
