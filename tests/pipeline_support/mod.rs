@@ -46,11 +46,10 @@ impl Nats {
 
     fn start_configured(config: Option<(PathBuf, Vec<(String, String)>)>) -> Nats {
         let dir = tempfile::tempdir().expect("temp dir");
-        let port = free_port();
         let mut nats = Nats {
             child: None,
-            url: format!("nats://127.0.0.1:{port}"),
-            port,
+            url: String::new(),
+            port: 0,
             dir,
             max_payload: None,
             config,
@@ -63,11 +62,10 @@ impl Nats {
     /// requests around the code size cap reach cordon instead of being refused by NATS.
     pub fn start_with_max_payload(bytes: u64) -> Nats {
         let dir = tempfile::tempdir().expect("temp dir");
-        let port = free_port();
         let mut nats = Nats {
             child: None,
-            url: format!("nats://127.0.0.1:{port}"),
-            port,
+            url: String::new(),
+            port: 0,
             dir,
             max_payload: Some(bytes),
             config: None,
@@ -88,21 +86,24 @@ impl Nats {
         if let Some((file, env)) = &self.config {
             command.arg("-c").arg(file).envs(env.iter().cloned());
         }
+        // The first start lets the server pick its port (-1) and reads it from the log, so
+        // tests running side by side never race for one; a restart takes the same port.
+        let port = match self.port {
+            0 => "-1".to_string(),
+            port => port.to_string(),
+        };
         let child = command
-            .args([
-                "-a",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-js",
-                "-sd",
-            ])
+            .args(["-a", "127.0.0.1", "-p", &port, "-js", "-sd"])
             .arg(&store)
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
             .expect("these tests need nats-server on PATH (apt-get install nats-server)");
         self.child = Some(child);
+        if self.port == 0 {
+            self.port = port_in_log(&self.dir.path().join("nats.log"), Duration::from_secs(10));
+            self.url = format!("nats://127.0.0.1:{}", self.port);
+        }
         wait_for_port(self.port, Duration::from_secs(10));
     }
 
@@ -392,6 +393,27 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// The client port a nats-server started with `-p -1` logs ("Listening for client
+/// connections on 127.0.0.1:PORT").
+fn port_in_log(log: &Path, within: Duration) -> u16 {
+    let deadline = Instant::now() + within;
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let port = text
+            .lines()
+            .find_map(|line| line.split("Listening for client connections on ").nth(1))
+            .and_then(|address| address.trim().rsplit(':').next()?.parse().ok());
+        if let Some(port) = port {
+            return port;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nats-server did not say its port: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 fn wait_for_port(port: u16, within: Duration) {
