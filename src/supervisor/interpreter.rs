@@ -19,7 +19,7 @@ use tokio::sync::mpsc::{self, Receiver, Sender};
 use super::changes::Layers;
 use super::guard::RemovalGuard;
 use super::init_process::SandboxInit;
-use super::output::{died_of_full_disk, CappedOutput};
+use super::output::CappedOutput;
 use super::policy::RuntimePolicy;
 use super::pool::WarmContainer;
 use super::runner::{
@@ -32,7 +32,10 @@ use super::sandbox::{
 use super::spec::{
     Lifecycle, LiveOutput, PackageInstall, RecordedRun, SandboxOutcome, SandboxSpec, PACKAGES_DIR,
 };
-use super::watch::{kill, killed_from_outside, sleep_until_or_never, violation, wait_stopped};
+use super::watch::{
+    full_disk_violation, kill_sandbox, killed_from_outside, oom_violation, sleep_until_or_never,
+    violation, wait_stopped,
+};
 use super::SandboxError;
 use crate::cgroup::counters::CgroupFiles;
 use crate::protocol::exec::{Usage, Violation, ViolationKind};
@@ -319,21 +322,15 @@ impl InterpreterSandbox {
                 Some(Ok(RunnerFrame::Stdout(bytes))) => kept[0] += self.carry(false, bytes),
                 Some(Ok(RunnerFrame::Stderr(bytes))) => kept[1] += self.carry(true, bytes),
                 Some(Ok(_)) => {}
-                Some(Err(why)) => {
-                    return self
-                        .end_now(format!("its runner's output broke: {why}"))
-                        .await
-                }
+                Some(Err(why)) => return self.end_now(format!("its runner's output broke: {why}")),
                 None => {
                     let why =
                         "the sandbox stopped between cells (ended or removed from outside cordon)";
-                    return self.end_now(why.to_string()).await;
+                    return self.end_now(why.to_string());
                 }
             }
             if kept[0] > limits.stdout_bytes || kept[1] > limits.stderr_bytes {
-                return self
-                    .end_now("it printed past its output cap between cells".into())
-                    .await;
+                return self.end_now("it printed past its output cap between cells".into());
             }
         }
     }
@@ -344,16 +341,14 @@ impl InterpreterSandbox {
         size
     }
 
-    async fn end_now(&mut self, why: String) -> String {
-        self.kill_now().await;
+    fn end_now(&self, why: String) -> String {
+        self.kill_now();
         why
     }
 
     /// Kills the sandbox (every process in it) without waiting.
-    pub async fn kill_now(&mut self) {
-        if self.init.as_ref().is_none_or(|init| init.kill().is_err()) {
-            kill(&self.docker, &self.container_id).await;
-        }
+    pub fn kill_now(&self) {
+        kill_sandbox(self.init.as_deref(), &self.docker, &self.container_id);
     }
 
     /// Stops the sandbox (its runner sees the end of its input; what still runs after
@@ -364,7 +359,7 @@ impl InterpreterSandbox {
         let _ = self.input.shutdown().await;
         let stopped = wait_stopped(&self.docker, &self.container_id);
         if tokio::time::timeout(CLOSE_WAIT, stopped).await.is_err() {
-            self.kill_now().await;
+            self.kill_now();
         }
         let (ended, layers) = match settle(&self.docker, &self.container_id).await {
             Ok((ended, layers)) => (ended, Layers::Inspected(layers)),
@@ -389,7 +384,7 @@ impl InterpreterSandbox {
     /// After a cell during which the sandbox stopped: why, from the engine (out of memory,
     /// killed from outside, or the program ending the interpreter itself).
     async fn settle_ended(&mut self, outcome: &mut CellOutcome) {
-        self.kill_now().await;
+        self.kill_now();
         let ended = settle(&self.docker, &self.container_id).await.ok();
         let (exit_code, oom, lost) = match &ended {
             Some((ended, _)) => (ended.exit_code, ended.oom_killed, ended.lost.clone()),
@@ -402,11 +397,7 @@ impl InterpreterSandbox {
         outcome.oom_killed = oom;
         if outcome.violation.is_none() {
             if oom {
-                let detail = format!(
-                    "ran out of memory at its limit of {} bytes and the kernel killed it",
-                    self.memory_bytes
-                );
-                outcome.violation = Some(violation(ViolationKind::Memory, detail));
+                outcome.violation = Some(oom_violation(self.memory_bytes));
             } else {
                 outcome.lost = lost.or_else(|| killed_from_outside(exit_code));
             }
@@ -696,11 +687,7 @@ impl Cell {
         init: &Option<Arc<SandboxInit>>,
     ) {
         self.killed_at.get_or_insert_with(Instant::now);
-        if init.as_ref().is_some_and(|init| init.kill().is_ok()) {
-            return;
-        }
-        let (docker, container_id) = (docker.clone(), container_id.to_string());
-        tokio::spawn(async move { kill(&docker, &container_id).await });
+        kill_sandbox(init.as_deref(), docker, container_id);
     }
 
     fn into_outcome(mut self, limits: &CellLimits) -> CellOutcome {
@@ -717,14 +704,13 @@ impl Cell {
         }
         let exit_code = self.end.as_ref().map(|end| end.exit_code);
         let mut killed_at = self.killed_at;
-        if violation.is_none() && died_of_full_disk(exit_code, self.stderr.as_bytes()) {
-            let detail = format!(
-                "ran out of scratch space (tmpfs of {} bytes, or the file size limit), as its own error output says",
-                limits.tmpfs_bytes
-            );
-            violation = Some(super::watch::violation(ViolationKind::Disk, detail));
+        if violation.is_none() {
+            let stderr = self.stderr.as_bytes();
+            violation = full_disk_violation(exit_code, stderr, limits.tmpfs_bytes);
             // A full scratch space ends the sandbox, as any violation does.
-            killed_at = Some(Instant::now());
+            if violation.is_some() {
+                killed_at = Some(Instant::now());
+            }
         }
         let ended = killed_at.map(|_| match &self.broken {
             Some(why) => format!("its runner's output broke: {why}"),

@@ -92,14 +92,14 @@ impl Sessions {
         }
     }
 
-    /// Registers a new session; its task serves the returned inbox.
+    /// Registers a new session: how to reach it, and the inbox its task serves.
     pub fn register(
         &self,
         id: &str,
         (client, opened_by): (&str, &str),
         container_id: &str,
         memory_bytes: u64,
-    ) -> SessionInbox {
+    ) -> (SessionHandle, SessionInbox) {
         let (cells_in, cells) = mpsc::channel(CELL_QUEUE);
         let (kill, kills) = mpsc::channel(4);
         let handle = SessionHandle {
@@ -111,8 +111,8 @@ impl Sessions {
             cells: cells_in,
             kill,
         };
-        lock(&self.open).insert(id.to_string(), handle);
-        SessionInbox { cells, kills }
+        lock(&self.open).insert(id.to_string(), handle.clone());
+        (handle, SessionInbox { cells, kills })
     }
 
     /// The session is over: later cells hear `why`.
@@ -212,7 +212,7 @@ pub async fn serve(
             Event::Cell(Some(order)) => order,
             Event::Cell(None) => return ended("its supervisor stopped".into()),
             Event::Killed(violation) => {
-                sandbox.kill_now().await;
+                sandbox.kill_now();
                 return SessionEnd {
                     why: format!("ended by a {} violation", violation.kind.as_str()),
                     violation: Some(violation),

@@ -147,22 +147,8 @@ impl<'a> Watch<'a> {
     /// Keeps the init for kills; a kill ordered before it was found is repeated on it.
     fn on_init_found(&mut self, init: Option<SandboxInit>) {
         self.init = init.map(Arc::new);
-        if self.violation.is_some() {
-            self.kill_init();
-        }
-    }
-
-    /// Kills through the init's pidfd; false when there is none or the kernel refused.
-    fn kill_init(&self) -> bool {
-        let Some(init) = &self.init else {
-            return false;
-        };
-        match init.kill() {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::debug!(container = self.container_id, "pidfd kill failed: {e}");
-                false
-            }
+        if let (Some(init), Some(_)) = (&self.init, &self.violation) {
+            let _ = init.kill();
         }
     }
 
@@ -200,13 +186,7 @@ impl<'a> Watch<'a> {
         );
         self.violation = Some(violation);
         self.killed_at = Some(Instant::now());
-        if self.kill_init() {
-            return;
-        }
-        // Not awaited: Docker answers a SIGKILL only once the container has stopped, and
-        // it stops only once its output is drained, which this loop must keep doing.
-        let (docker, container_id) = (self.docker.clone(), self.container_id.to_string());
-        tokio::spawn(async move { kill(&docker, &container_id).await });
+        kill_sandbox(self.init.as_deref(), self.docker, self.container_id);
     }
 
     /// The outcome, once the container's exit code and OOM flag are known (and, from the
@@ -259,22 +239,48 @@ impl<'a> Watch<'a> {
         exit_code: Option<i64>,
         oom_killed: bool,
     ) -> Option<Violation> {
-        if oom_killed {
-            let detail = format!(
-                "ran out of memory at its limit of {} bytes and the kernel killed it",
-                self.memory_bytes
-            );
-            return Some(violation(ViolationKind::Memory, detail));
+        match oom_killed {
+            true => Some(oom_violation(self.memory_bytes)),
+            false => full_disk_violation(exit_code, self.stderr.as_bytes(), self.tmpfs_bytes),
         }
-        if died_of_full_disk(exit_code, self.stderr.as_bytes()) {
-            let detail = format!(
-                "ran out of scratch space (tmpfs of {} bytes, or the file size limit), as its own error output says",
-                self.tmpfs_bytes
-            );
-            return Some(violation(ViolationKind::Disk, detail));
-        }
-        None
     }
+}
+
+/// The kernel's OOM killer ended a process of the sandbox at its memory limit.
+pub(super) fn oom_violation(memory_bytes: u64) -> Violation {
+    let detail =
+        format!("ran out of memory at its limit of {memory_bytes} bytes and the kernel killed it");
+    violation(ViolationKind::Memory, detail)
+}
+
+/// A program that exited non-zero saying it ran out of scratch space (see
+/// `died_of_full_disk`).
+pub(super) fn full_disk_violation(
+    exit_code: Option<i64>,
+    stderr: &[u8],
+    tmpfs_bytes: u64,
+) -> Option<Violation> {
+    died_of_full_disk(exit_code, stderr).then(|| {
+        let detail = format!(
+            "ran out of scratch space (tmpfs of {tmpfs_bytes} bytes, or the file size limit), as its own error output says"
+        );
+        violation(ViolationKind::Disk, detail)
+    })
+}
+
+/// SIGKILLs a sandbox, which takes every process in it down: through its init's pidfd
+/// when there is one (one syscall), else through the Docker API, not awaited (Docker
+/// answers only once the container has stopped, and it stops only once its output is
+/// drained, which the caller must keep doing).
+pub(super) fn kill_sandbox(init: Option<&SandboxInit>, docker: &Docker, container_id: &str) {
+    if let Some(init) = init {
+        match init.kill() {
+            Ok(()) => return,
+            Err(e) => tracing::debug!(container = container_id, "pidfd kill failed: {e}"),
+        }
+    }
+    let (docker, container_id) = (docker.clone(), container_id.to_string());
+    tokio::spawn(async move { kill(&docker, &container_id).await });
 }
 
 /// Whether the program can have run: its code was written whole, and the container had

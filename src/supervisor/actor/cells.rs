@@ -223,16 +223,12 @@ impl State {
         };
         let random = format!("{:020x}", ulid::Ulid::new().random());
         let id = session_id(&random, &self.host);
-        let inbox = self.sessions.register(
+        let (handle, inbox) = self.sessions.register(
             &id,
             (&request.client, &request.request_id),
             sandbox.container_id(),
             spec.limits.memory_bytes,
         );
-        let handle = match self.sessions.find(&id) {
-            Lookup::Open(handle) => handle,
-            _ => unreachable!("a session is open from its registration"),
-        };
         let level = self.settings.limits.for_trust(job.job.trust);
         let asked_idle = job.job.interpreter.as_ref().and_then(|i| i.idle_secs);
         let idle_secs = asked_idle.map_or(level.session_idle_secs, |asked| {
