@@ -398,28 +398,15 @@ pub struct PoolSettings {
     pub untrusted: u32,
     pub unknown: u32,
     pub trusted: u32,
-    /// Warm interpreter sandboxes kept for opening sessions, per trust level.
-    pub sessions_untrusted: u32,
-    pub sessions_unknown: u32,
-    pub sessions_trusted: u32,
 }
 
 impl PoolSettings {
-    /// How many warm sandboxes to keep for jobs of `trust`.
+    /// How many warm sandboxes to keep for jobs and sessions of `trust`.
     pub fn size_for(&self, trust: TrustLevel) -> u32 {
         match trust {
             TrustLevel::Untrusted => self.untrusted,
             TrustLevel::Unknown => self.unknown,
             TrustLevel::Trusted => self.trusted,
-        }
-    }
-
-    /// How many warm interpreter sandboxes to keep for sessions opened at `trust`.
-    pub fn sessions_for(&self, trust: TrustLevel) -> u32 {
-        match trust {
-            TrustLevel::Untrusted => self.sessions_untrusted,
-            TrustLevel::Unknown => self.sessions_unknown,
-            TrustLevel::Trusted => self.sessions_trusted,
         }
     }
 
@@ -429,9 +416,6 @@ impl PoolSettings {
             untrusted: 0,
             unknown: 0,
             trusted: 0,
-            sessions_untrusted: 0,
-            sessions_unknown: 0,
-            sessions_trusted: 0,
         }
     }
 }

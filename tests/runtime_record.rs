@@ -1,8 +1,8 @@
-//! The runtime record through the whole pipeline (real nats-server, real Docker): what an
-//! interpreter run asked Python to do is in its `runtime` audit entry and summarised in
-//! its result; a program that slips past the Assessor and opens a secret path is killed
-//! with `policy`, and its finished entry says the Assessor missed it; a flood of events
-//! is counted, not kept, and loses nothing else.
+//! The runtime record through the whole pipeline (real nats-server, real Docker): what a
+//! run asked Python to do is in its `runtime` audit entry and summarised in its result; a
+//! plain program (no session, no files) that slips past the Assessor and opens a secret
+//! path is killed with `policy`, and its finished entry says the Assessor missed it; a
+//! flood of events is counted, not kept, and loses nothing else.
 //! Needs Docker, nats-server and the default image.
 
 mod pipeline_support;
@@ -111,7 +111,8 @@ async fn a_program_the_assessor_missed_is_stopped_by_policy_and_marked_as_a_miss
     let nats = Nats::start();
     let mut node = Node::up(&nats, "runtime-policy", &test_config(""));
     let client = client(&nats).await;
-    let result = run_request(&client, &interpreted(EVADING)).await;
+    // A plain request: no session, files, stdin or returned files.
+    let result = run_request(&client, &request(EVADING, "untrusted")).await;
     let assessment = result.assessment.as_ref().expect("assessed");
     assert_eq!(
         assessment.level.as_str(),

@@ -14,7 +14,7 @@ use cordon::supervisor::hardening::container_config;
 use cordon::supervisor::reaper::{containers_of_host, reap_orphans};
 use cordon::supervisor::{run_sandbox_warm, Lifecycle, SandboxSpec};
 use sandbox_support::{assert_no_leftovers, docker, filled_pool, run_on, run_warm};
-use sandbox_support::{interpreter_run, run_with_kills_on, spec, Path, Run, MIB, PATHS};
+use sandbox_support::{run_with_kills_on, spec, Path, Run, MIB, PATHS};
 use tokio::sync::mpsc;
 
 /// A deadline short enough for tests; each timeout run must end within it plus 1 s.
@@ -26,9 +26,9 @@ fn with_deadline(test: &str) -> SandboxSpec {
     spec
 }
 
-/// A timeout within a second of the deadline: SIGKILL ends a program; a session's cell is
-/// interrupted (KeyboardInterrupt, exit code 1) and its sandbox lives on, unless it cannot
-/// take the interrupt (`interruptible` false), when it is killed after the grace.
+/// A timeout within a second of the deadline: the program is interrupted (KeyboardInterrupt,
+/// exit code 1), or killed after the grace when it cannot take the interrupt
+/// (`interruptible` false).
 fn assert_timed_out_promptly(run: &Run, path: Path, interruptible: bool) {
     let outcome = run.outcome();
     assert_eq!(
@@ -41,9 +41,9 @@ fn assert_timed_out_promptly(run: &Run, path: Path, interruptible: bool) {
         "{path:?}: took {} ms for a {DEADLINE_MS} ms deadline",
         outcome.wall_ms
     );
-    let ended_by = match (path, interruptible) {
-        (Path::Session, true) => Some(1),
-        _ => Some(137),
+    let ended_by = match interruptible {
+        true => Some(1),
+        false => Some(137),
     };
     assert_eq!(outcome.exit_code, ended_by, "{path:?} {outcome:?}");
 }
@@ -217,7 +217,7 @@ async fn run_timed(
 ) -> (Run, Duration) {
     let pool = match path {
         Path::Warm => Some(filled_pool(docker, spec, 1).await),
-        Path::Cold | Path::Session => None,
+        Path::Cold => None,
     };
     let started = Instant::now();
     let running = async {
@@ -279,7 +279,7 @@ async fn dropping_the_run_mid_way_still_removes_the_container() {
 async fn assert_a_dropped_run_leaves_nothing(docker: &bollard::Docker, path: Path) {
     let spec = spec("dropped");
     let warm = match path {
-        Path::Cold | Path::Session => None,
+        Path::Cold => None,
         Path::Warm => {
             let pool = filled_pool(docker, &spec, 1).await;
             let warm = pool.take(&spec).expect("a warm sandbox");
@@ -290,12 +290,7 @@ async fn assert_a_dropped_run_leaves_nothing(docker: &bollard::Docker, path: Pat
     let (_orders, kills) = mpsc::channel(1);
     let (lifecycle, mut events) = mpsc::channel(8);
     let code = "import time\ntime.sleep(60)\n";
-    let running: std::pin::Pin<Box<dyn std::future::Future<Output = _>>> = match path {
-        Path::Session => Box::pin(interpreter_run(docker, &spec, code, kills, lifecycle)),
-        _ => Box::pin(run_sandbox_warm(
-            docker, warm, &spec, code, kills, lifecycle,
-        )),
-    };
+    let running = run_sandbox_warm(docker, warm, &spec, code, kills, lifecycle);
     let cancelled = tokio::time::timeout(Duration::from_millis(2500), running).await;
     assert!(cancelled.is_err(), "the run should still have been going");
     assert!(matches!(
@@ -388,7 +383,7 @@ async fn the_deadline_kill_lands_within_half_a_second_every_time() {
     for path in PATHS {
         let pool = match path {
             Path::Warm => Some(filled_pool(&docker, &spec, 1).await),
-            Path::Cold | Path::Session => None,
+            Path::Cold => None,
         };
         let mut overshoots = Vec::new();
         for _ in 0..10 {

@@ -116,20 +116,15 @@ async fn a_low_risk_job_runs_in_the_warm_sandbox_which_is_then_replaced() {
     assert_no_containers_within(&node.host, Duration::from_secs(10));
 }
 
-/// With `sessions_untrusted = 1`, opening a session takes the warm interpreter sandbox (the
-/// audit log names it), which keeps the session's state, and the pool makes another; a
-/// one-off job never takes it.
+/// A warm sandbox serves a session as it serves a one-off program: opening a session takes
+/// it (the audit log names it), it keeps the session's state, and the pool makes another.
 #[tokio::test]
-async fn a_session_opens_in_the_warm_interpreter_sandbox() {
-    let config = test_config("").replace("sessions_untrusted = 0", "sessions_untrusted = 1");
+async fn a_session_opens_in_a_warm_sandbox() {
+    let config = warm_config();
     let nats = Nats::start();
     let mut node = Node::up(&nats, "warm-session", &config);
     let client = client(&nats).await;
     let warm = one_warm_within(&node.host, Duration::from_secs(30));
-
-    let plain = run(&client, "print('one-off')").await;
-    assert_eq!(plain.status, Status::Completed, "{plain:?}");
-    assert_ne!(created_container_of(&node, &plain.request_id), warm);
 
     let open = ExecRequest {
         session: Some("new".into()),

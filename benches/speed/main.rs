@@ -81,8 +81,8 @@ async fn pipeline_rows(cordon: &Path) -> Vec<Row> {
         node.stop();
         cold
     };
-    // The program pool of the defaults only (sessions have their own rows).
-    let node = node::Up::start(cordon, "warm", "[pool]\nsessions_untrusted = 0\n").await;
+    // The defaults' pool.
+    let node = node::Up::start(cordon, "warm", "").await;
     let client = Arc::new(node.client().await);
     let warm = latency(&client, Some(&node)).await;
     let mut rows = vec![

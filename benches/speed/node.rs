@@ -13,8 +13,7 @@ use cordon::config::Settings;
 use super::stats::Row;
 
 /// Settings for a node with no warm pool (every job cold).
-pub const NO_POOL: &str =
-    "[pool]\nuntrusted = 0\nunknown = 0\ntrusted = 0\nsessions_untrusted = 0\n";
+pub const NO_POOL: &str = "[pool]\nuntrusted = 0\nunknown = 0\ntrusted = 0\n";
 
 pub struct Up {
     child: Option<Child>,
@@ -50,9 +49,7 @@ impl Up {
             child: Some(child),
             url,
             host,
-            pool_size: (pool.untrusted + pool.unknown + pool.trusted) as usize
-                + (pool.sessions_untrusted + pool.sessions_unknown + pool.sessions_trusted)
-                    as usize,
+            pool_size: (pool.untrusted + pool.unknown + pool.trusted) as usize,
             _dir: dir,
         };
         up.wait_pool_full().await;

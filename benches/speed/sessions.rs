@@ -22,7 +22,7 @@ const IDLE_SESSIONS: usize = 20;
 /// Enough sessions per client for the idle-memory row.
 const CONFIG: &str = "[limits.untrusted]\nsessions_per_client = 32\n";
 /// A warm interpreter sandbox for opening sessions, and no program pool.
-const SESSION_POOL: &str = "[pool]\nuntrusted = 0\nunknown = 0\nsessions_untrusted = 1\n";
+const SESSION_POOL: &str = "[pool]\nuntrusted = 1\nunknown = 0\n";
 
 pub async fn rows(cordon: &Path) -> Vec<Row> {
     let node = Up::start(cordon, "sessions", &format!("{CONFIG}{SESSION_POOL}")).await;

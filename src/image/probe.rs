@@ -54,7 +54,6 @@ fn probe_spec(settings: &SandboxSettings, image: &str, purpose: &str) -> Sandbox
         fsize_bytes: 16 << 20,
         egress: None,
         record_fs_changes: false,
-        interpreter: false,
         packages_dir: false,
         live: None,
     }

@@ -76,7 +76,7 @@ pub struct Job {
     /// checked; `None`: the default image. The supervisor resolves it with its own settings.
     #[serde(default)]
     pub image: Option<String>,
-    /// Sessions, files and stdin; `None`: a plain program, run as `python3 -`.
+    /// Sessions, files and stdin; `None`: a plain program (one cell, no files in or out).
     #[serde(default)]
     pub interpreter: Option<super::interpreter::CellInput>,
 }

@@ -1,7 +1,7 @@
 //! What a request asks of cordon's interpreter and what comes back: sessions that keep a
 //! namespace across cells, files placed before the code runs, standard input, and files the
 //! program writes (or figures it draws) returned in the result. A request that uses none of
-//! these runs as a plain `python3 -` program.
+//! these runs as one cell with no files in or out.
 
 use serde::{Deserialize, Serialize};
 

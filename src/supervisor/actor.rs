@@ -19,18 +19,15 @@ use bollard::Docker;
 use futures::StreamExt;
 use tokio::sync::{mpsc, watch, Notify};
 
-use super::interpreter::Packages;
 use super::pool::{pool_classes, pool_room, Held};
 use super::reaper::{reap_orphans, remove_own};
 use super::result::result_of_run;
-use super::runner::cell_frame;
+use super::runner::{cell_frame, OutputCaps};
 use super::sessions::Sessions;
 use super::spec::LiveOutput;
 use super::uids::{check_range, range_of, UidRange};
-use super::{
-    run_in_interpreter, run_sandbox, run_sandbox_warm, Lifecycle, SandboxError, SandboxOutcome,
-    SandboxSpec,
-};
+use super::CellLimits;
+use super::{run_program, Lifecycle, Packages, Program, SandboxError, SandboxOutcome, SandboxSpec};
 use super::{WarmContainer, WarmPool};
 use crate::actor::{ActorEnv, ActorError, Role};
 use crate::bus::reporter::{settle, Reporter, RequestRef};
@@ -47,8 +44,8 @@ use crate::protocol::exec::{
 };
 use crate::protocol::interpreter::NetworkDenial;
 use crate::protocol::monitor::{KillOrder, UsageSample};
-use crate::protocol::scheduler::Network;
 use crate::protocol::scheduler::Scheduled;
+use crate::protocol::scheduler::{Limits, Network};
 use crate::protocol::supervisor::{
     ContainerExited, ContainerStarted, HostLoad, RunningJob, ViolationEvent,
 };
@@ -488,33 +485,28 @@ impl State {
         self.reporter.finish(request, result).await
     }
 
-    /// Runs the program. A sandbox lost before the whole program reached it (a warm one
-    /// killed while idle, an engine restarting) never ran it: the job gets one more, cold
-    /// sandbox, and the audit log shows both. A program that may have started never runs
-    /// again.
+    /// Runs the program, as the one cell of a runner sandbox. A sandbox lost before the
+    /// whole program reached it (a warm one killed while idle, an engine restarting) never
+    /// ran it: the job gets one more, cold sandbox, and the audit log shows both. A program
+    /// that may have started never runs again.
     async fn run_program(
         &self,
         request: &RequestRef,
         (spec, warm): (&SandboxSpec, Option<WarmContainer>),
-        program: &Job,
+        job: &Job,
         kills: mpsc::Receiver<Violation>,
         lifecycle: mpsc::Sender<Lifecycle>,
     ) -> Result<SandboxOutcome, SandboxError> {
-        let code = program.code.as_str();
-        if let Some(input) = &program.interpreter {
-            let frame = cell_frame(code, input, self.output_caps());
-            let limits = self.cell_limits(&spec.limits, program.trust);
-            let packages = (!input.packages.is_empty()).then(|| Packages {
-                requirements: input.packages.clone(),
-                index: self.settings.network.package_index.clone(),
-            });
-            let sandbox = (warm, spec);
-            let cell = (frame, limits, packages);
-            return run_in_interpreter(&self.docker, sandbox, cell, kills, lifecycle).await;
-        }
+        let program = || self.program_of(job, &spec.limits);
         lose_warm_sandbox_when_testing(&self.docker, warm.as_ref()).await;
-        let first =
-            run_sandbox_warm(&self.docker, warm, spec, code, kills, lifecycle.clone()).await;
+        let first = run_program(
+            &self.docker,
+            (warm, spec),
+            program(),
+            kills,
+            lifecycle.clone(),
+        )
+        .await;
         match &first {
             Ok(outcome) if outcome.lost.is_some() && !outcome.code_delivered => {}
             _ => return first,
@@ -524,7 +516,30 @@ impl State {
         if let Some(running) = self.lock_running().get_mut(&request.request_id) {
             running.kill = kill;
         }
-        run_sandbox(&self.docker, spec, code, kills, lifecycle).await
+        run_program(&self.docker, (None, spec), program(), kills, lifecycle).await
+    }
+
+    /// A job as the runner takes it: its code with its files and stdin, under its limits
+    /// and the runtime rules of its trust level. Files come back when the request used
+    /// the interpreter's features (files, stdin, packages, `return_files`).
+    fn program_of(&self, job: &Job, limits: &Limits) -> Program {
+        let input = job.interpreter.clone().unwrap_or_default();
+        let caps = match job.interpreter.is_some() {
+            true => self.output_caps(),
+            false => OutputCaps::NONE,
+        };
+        let packages = (!input.packages.is_empty()).then(|| Packages {
+            requirements: input.packages.clone(),
+            index: self.settings.network.package_index.clone(),
+        });
+        Program {
+            frame: cell_frame(&job.code, &input, caps),
+            limits: CellLimits {
+                files: caps,
+                ..self.cell_limits(limits, job.trust)
+            },
+            packages,
+        }
     }
 
     /// For an allowlist job: its own network behind the proxy, named in `spec`. A job that
@@ -608,7 +623,6 @@ impl State {
             fsize_bytes: self.settings.caps.fsize_bytes,
             egress: None,
             record_fs_changes: self.settings.sandbox.record_fs_changes,
-            interpreter: job.job.interpreter.is_some(),
             packages_dir: job
                 .job
                 .interpreter
@@ -628,8 +642,8 @@ async fn lose_warm_sandbox_when_testing(docker: &Docker, warm: Option<&WarmConta
         false
     }
     if let (true, Some(warm)) = (armed(), warm) {
-        super::watch::kill(docker, warm.id()).await;
-        super::watch::wait_stopped(docker, warm.id()).await;
+        super::ending::kill(docker, warm.id()).await;
+        super::ending::wait_stopped(docker, warm.id()).await;
     }
 }
 

@@ -28,11 +28,6 @@ pub const LABEL_WARM: &str = "cordon.warm";
 /// The request id label of a warm sandbox: its job is not known when it is created.
 pub const WARM_REQUEST_ID: &str = "warm";
 
-/// The program is read from stdin: isolated mode (no user site, no PYTHON* variables, no
-/// script directory on the path), unbuffered so output is not lost when the sandbox is
-/// killed.
-pub const COMMAND: [&str; 4] = ["python3", "-I", "-u", "-"];
-
 /// The sandbox's PATH; nothing of the service's own environment goes in.
 const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
@@ -116,10 +111,7 @@ pub fn with_own_uid(spec: &SandboxSpec) -> Result<(SandboxSpec, Option<UidLease>
 pub fn container_config(spec: &SandboxSpec) -> ContainerCreateBody {
     crate::docker::with_attached_stdio(ContainerCreateBody {
         image: Some(spec.image.clone()),
-        cmd: Some(match spec.interpreter {
-            true => super::runner::runner_command(),
-            false => COMMAND.iter().map(|s| s.to_string()).collect(),
-        }),
+        cmd: Some(super::runner::runner_command()),
         entrypoint: Some(Vec::new()),
         user: Some(spec.user.clone()),
         working_dir: Some(spec.workdir.clone()),
@@ -352,7 +344,6 @@ mod tests {
             fsize_bytes: 1 << 20,
             egress: None,
             record_fs_changes: true,
-            interpreter: false,
             packages_dir: false,
             live: None,
         }

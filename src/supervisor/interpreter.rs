@@ -1,13 +1,13 @@
 //! `InterpreterSandbox`: one sandbox running cordon's interpreter runner (`runner.py`),
 //! which keeps one namespace across cells. It is made like any sandbox (same hardening,
 //! limits, own uid and removal guarantees) and then fed cells one at a time; each cell
-//! comes back with its output, files and end, under its own deadline (interrupted first,
-//! killed after a grace) and output caps. Sessions hold one for many cells; a one-off run
-//! with files or stdin opens one, runs one cell and closes it.
+//! comes back with its output, files, runtime record and end, under its own deadline
+//! (interrupted first, killed after a grace), kill orders and output caps. Sessions hold
+//! one for many cells; every one-off program opens one, runs one cell and closes it.
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use bollard::container::LogOutput;
 use bollard::exec::StartExecResults;
@@ -17,6 +17,10 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc::{self, Receiver, Sender};
 
 use super::changes::Layers;
+use super::ending::{
+    full_disk_violation, kill_sandbox, killed_from_outside, oom_violation, sleep_until_or_never,
+    violation, wait_stopped,
+};
 use super::guard::RemovalGuard;
 use super::init_process::SandboxInit;
 use super::output::CappedOutput;
@@ -29,17 +33,12 @@ use super::sandbox::{
     attach, charge_socket_buffers, create_guarded, created_event, emit, remove_reported, settle,
     start,
 };
-use super::spec::{
-    Lifecycle, LiveOutput, PackageInstall, RecordedRun, SandboxOutcome, SandboxSpec, PACKAGES_DIR,
-};
-use super::watch::{
-    full_disk_violation, kill_sandbox, killed_from_outside, oom_violation, sleep_until_or_never,
-    violation, wait_stopped,
-};
+use super::spec::{Lifecycle, LiveOutput, PackageInstall, RecordedRun, SandboxSpec, PACKAGES_DIR};
 use super::SandboxError;
 use crate::cgroup::counters::CgroupFiles;
 use crate::protocol::exec::{Usage, Violation, ViolationKind};
 use crate::protocol::interpreter::{RuntimeEvent, SkippedFile};
+use crate::protocol::scheduler::Limits;
 
 /// How long a killed sandbox may take to stop before a cell stops waiting for it.
 const KILL_GRACE: Duration = Duration::from_secs(5);
@@ -70,6 +69,21 @@ pub struct CellLimits {
     pub policy: Option<Arc<RuntimePolicy>>,
 }
 
+impl CellLimits {
+    /// A program's cell under `limits` (deadline and output caps), with no runtime rules.
+    pub fn of_program(limits: &Limits, grace: Duration, files: OutputCaps) -> CellLimits {
+        CellLimits {
+            timeout: Duration::from_millis(limits.timeout_ms),
+            grace,
+            stdout_bytes: limits.stdout_bytes,
+            stderr_bytes: limits.stderr_bytes,
+            tmpfs_bytes: limits.tmpfs_bytes,
+            files,
+            policy: None,
+        }
+    }
+}
+
 /// How one cell ended.
 #[derive(Debug, Default)]
 pub struct CellOutcome {
@@ -93,6 +107,9 @@ pub struct CellOutcome {
     pub usage: Usage,
     /// What the cell asked Python to do.
     pub runtime: Option<RecordedRun>,
+    /// Whether the cell can have run: its frame was written whole while the sandbox was
+    /// still up (see `delivered`). A sandbox lost before that never ran it.
+    pub delivered: bool,
 }
 
 pub struct InterpreterSandbox {
@@ -106,8 +123,6 @@ pub struct InterpreterSandbox {
     lifecycle: Sender<Lifecycle>,
     record_changes: bool,
     memory_bytes: u64,
-    /// Where a one-off run's output also goes as it arrives (its spec's).
-    live: Option<LiveOutput>,
     /// Output that arrived between cells (a thread or child still printing): the next
     /// cell's, in front of its own.
     carried: Vec<(bool, Vec<u8>)>,
@@ -157,7 +172,6 @@ impl InterpreterSandbox {
             lifecycle,
             record_changes: spec.record_fs_changes,
             memory_bytes: spec.limits.memory_bytes,
-            live: spec.live.clone(),
             carried: Vec::new(),
         })
     }
@@ -171,7 +185,7 @@ impl InterpreterSandbox {
     /// package code runs at install), through the sandbox's proxy; the program then imports
     /// from the directory and cannot write it. At most `deadline`.
     pub async fn install_packages(
-        &self,
+        &mut self,
         requirements: &[String],
         index: &str,
         deadline: Duration,
@@ -224,7 +238,7 @@ impl InterpreterSandbox {
 
     /// Runs `cmd` in the sandbox as root; its exit code and the tail of its output.
     async fn exec_as_root(
-        &self,
+        &mut self,
         cmd: Vec<String>,
     ) -> Result<(Option<i64>, String), bollard::errors::Error> {
         let config = bollard::models::ExecConfig {
@@ -267,10 +281,12 @@ impl InterpreterSandbox {
         tokio::pin!(write, deadline);
         let (mut writing, mut orders_open) = (true, true);
         let mut stream_open = true;
+        let mut fed_at = None;
         while cell.end.is_none() && stream_open {
             tokio::select! {
                 written = &mut write, if writing => {
                     writing = false;
+                    fed_at = written.then(SystemTime::now);
                     if !written {
                         tracing::debug!(container = %self.container_id, "runner stdin closed");
                     }
@@ -305,8 +321,9 @@ impl InterpreterSandbox {
             }
         }
         let mut outcome = cell.into_outcome(limits);
+        outcome.delivered = fed_at.is_some();
         if outcome.ended.is_some() || !stream_open {
-            self.settle_ended(&mut outcome).await;
+            self.settle_ended(&mut outcome, fed_at).await;
         }
         outcome.usage = self.usage_since(started, cpu_before);
         outcome
@@ -383,7 +400,7 @@ impl InterpreterSandbox {
 
     /// After a cell during which the sandbox stopped: why, from the engine (out of memory,
     /// killed from outside, or the program ending the interpreter itself).
-    async fn settle_ended(&mut self, outcome: &mut CellOutcome) {
+    async fn settle_ended(&mut self, outcome: &mut CellOutcome, fed_at: Option<SystemTime>) {
         self.kill_now();
         let ended = settle(&self.docker, &self.container_id).await.ok();
         let (exit_code, oom, lost) = match &ended {
@@ -394,6 +411,9 @@ impl InterpreterSandbox {
                 Some("the engine could not say how the sandbox ended".into()),
             ),
         };
+        if let Some((ended, _)) = &ended {
+            outcome.delivered = delivered(fed_at, ended.finished_at);
+        }
         outcome.oom_killed = oom;
         if outcome.violation.is_none() {
             if oom {
@@ -430,73 +450,6 @@ impl InterpreterSandbox {
             peak_memory_bytes: now.max_memory_bytes.max(now.memory_bytes),
             peak_pids: now.pids,
         }
-    }
-}
-
-/// Runs one cell (`frame`, from `runner::cell_frame`) in a runner sandbox opened for it,
-/// then removes the sandbox: the interpreter's counterpart of `run_sandbox`, with the
-/// same guarantees.
-pub async fn run_in_interpreter(
-    docker: &Docker,
-    (warm, spec): (Option<WarmContainer>, &SandboxSpec),
-    (frame, limits, packages): (Vec<u8>, CellLimits, Option<Packages>),
-    mut kills: mpsc::Receiver<Violation>,
-    lifecycle: mpsc::Sender<Lifecycle>,
-) -> Result<SandboxOutcome, SandboxError> {
-    let mut sandbox = InterpreterSandbox::open(docker, warm, spec, lifecycle).await?;
-    let install = match packages {
-        Some(packages) => {
-            let (requirements, index) = (&packages.requirements, &packages.index);
-            Some(
-                sandbox
-                    .install_packages(requirements, index, limits.timeout)
-                    .await,
-            )
-        }
-        None => None,
-    };
-    // The code runs only once its packages are there.
-    let cell = match install.as_ref().is_none_or(PackageInstall::succeeded) {
-        true => {
-            let live = sandbox.live.clone();
-            sandbox.run_cell((frame, live), &limits, &mut kills).await
-        }
-        false => CellOutcome::default(),
-    };
-    let container_id = sandbox.container_id().to_string();
-    sandbox.close().await?;
-    Ok(SandboxOutcome {
-        install,
-        ..sandbox_outcome(container_id, cell)
-    })
-}
-
-/// What a request asks to install before its code runs.
-#[derive(Debug, Clone)]
-pub struct Packages {
-    pub requirements: Vec<String>,
-    pub index: String,
-}
-
-/// A cell's outcome in the shape every run's result is built from.
-pub(crate) fn sandbox_outcome(container_id: String, cell: CellOutcome) -> SandboxOutcome {
-    SandboxOutcome {
-        container_id,
-        exit_code: cell.exit_code,
-        oom_killed: cell.oom_killed,
-        stdout: cell.stdout,
-        stderr: cell.stderr,
-        stdout_truncated: cell.stdout_truncated,
-        stderr_truncated: cell.stderr_truncated,
-        violation: cell.violation,
-        wall_ms: cell.usage.wall_ms,
-        warm: false,
-        lost: cell.lost,
-        code_delivered: true,
-        files: cell.files,
-        files_skipped: cell.skipped,
-        runtime: cell.runtime,
-        install: None,
     }
 }
 
@@ -581,7 +534,7 @@ impl Cell {
         if self.first_events.len() < MOST_DISTINCT_EVENTS {
             self.first_events.push(first);
         }
-        breach.map(|why| super::watch::violation(ViolationKind::Policy, why))
+        breach.map(|why| super::ending::violation(ViolationKind::Policy, why))
     }
 
     /// The record: the runner's counts when they came, else each first event once.
@@ -700,7 +653,7 @@ impl Cell {
                 "ran past its deadline of {} ms and was interrupted (KeyboardInterrupt); the session goes on",
                 limits.timeout.as_millis()
             );
-            violation = Some(super::watch::violation(ViolationKind::Timeout, detail));
+            violation = Some(super::ending::violation(ViolationKind::Timeout, detail));
         }
         let exit_code = self.end.as_ref().map(|end| end.exit_code);
         let mut killed_at = self.killed_at;
@@ -734,7 +687,20 @@ impl Cell {
             ended,
             usage: Usage::default(),
             runtime,
+            delivered: false,
         }
+    }
+}
+
+/// Whether a cell can have run: its frame was written whole, and the sandbox had not
+/// stopped before that (a write into a dead container's stdin still succeeds, and the
+/// runner reads its frame only after the write, so a sandbox that stopped earlier never
+/// ran it).
+fn delivered(fed_at: Option<SystemTime>, finished_at: Option<SystemTime>) -> bool {
+    match (fed_at, finished_at) {
+        (None, _) => false,
+        (Some(fed), Some(finished)) => finished >= fed,
+        (Some(_), None) => true,
     }
 }
 
@@ -762,5 +728,27 @@ async fn pump(
         if failed {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_counts_as_delivered_only_if_the_sandbox_outlived_the_write() {
+        let fed = SystemTime::now();
+        let earlier = fed - Duration::from_millis(5);
+        let later = fed + Duration::from_millis(5);
+        assert!(!delivered(None, Some(later)), "never written whole");
+        assert!(
+            !delivered(Some(fed), Some(earlier)),
+            "dead before the write ended"
+        );
+        assert!(delivered(Some(fed), Some(later)));
+        assert!(
+            delivered(Some(fed), None),
+            "unknown end: assume it may have run"
+        );
     }
 }

@@ -1,13 +1,14 @@
 //! The ContainerSupervisor's Docker side: container lifecycle over bollard, hardening,
-//! output caps, and the reaper. The supervisor actor (NATS glue) calls `run_sandbox` once
-//! (or `run_sandbox_warm`) per scheduled job and `reaper::reap_orphans` at startup; everything here keeps one invariant: every
-//! container it creates is removed, whatever happens to the run.
+//! output caps, and the reaper. The supervisor actor (NATS glue) calls `run_program` once
+//! per scheduled job (sessions keep an `InterpreterSandbox` across jobs) and
+//! `reaper::reap_orphans` at startup; everything here keeps one invariant: every container
+//! it creates is removed, whatever happens to the run.
 //!
 //! - `spec`: `SandboxSpec`, `Lifecycle`, `SandboxOutcome`.
 //! - `hardening`: the container configuration (pure).
 //! - `seccomp`: cordon's own seccomp profile, stricter than Docker's default (pure).
-//! - `sandbox`: `run_sandbox`, from create to removal.
-//! - `watch`: the running part: stdin, output caps, deadline, kill orders.
+//! - `sandbox`: `run_program`, from create to removal, and the Docker steps it takes.
+//! - `ending`: killing a sandbox, and what the way it ended means.
 //! - `output`: output caps and reading a full disk from stderr (pure).
 //! - `guard`: removal when the run is cancelled.
 //! - `changes`: the sandbox's filesystem changes (`docker diff`) before removal, bounded.
@@ -20,6 +21,7 @@
 
 pub(crate) mod actor;
 pub mod changes;
+mod ending;
 mod guard;
 pub mod hardening;
 mod init_process;
@@ -35,13 +37,12 @@ pub(crate) mod seccomp;
 pub(crate) mod sessions;
 pub(crate) mod spec;
 pub mod uids;
-mod watch;
 
 use bollard::errors::Error as BollardError;
 
-pub use interpreter::{run_in_interpreter, CellLimits};
+pub use interpreter::CellLimits;
 pub use pool::{WarmContainer, WarmPool};
-pub use sandbox::{run_sandbox, run_sandbox_warm};
+pub use sandbox::{run_program, run_sandbox, run_sandbox_warm, Packages, Program};
 pub use spec::{Lifecycle, SandboxEgress, SandboxOutcome, SandboxSpec};
 
 #[derive(Debug, thiserror::Error)]

@@ -1,11 +1,11 @@
-# cordon's interpreter runner: runs cells of Python in one namespace inside a sandbox, for
-# sessions and for requests with files, stdin or output files. Started as
+# cordon's interpreter runner: runs cells of Python in one namespace inside a sandbox: every
+# program cordon runs is a cell (a one-off request is one cell; a session, many). Started as
 # `python3 -I -u -c <this file>`; it only ever talks to the supervisor through the
 # container's stdin and stdout, and has no more rights than the program it runs.
 #
 # In (container stdin): frames of b"<decimal length>\n" + a JSON object
 #   {"code", "files": [{"path", "data" (base64)}], "stdin" (base64 or null),
-#    "max_files", "max_file_bytes"}
+#    "max_files", "max_file_bytes"}; max_files 0: no files are looked for or returned
 # Out (container stdout, kept to the runner): frames of 1 type byte + 4-byte big-endian
 # length + payload: b"O" / b"E" the program's stdout / stderr bytes, b"F" one output file
 # (JSON {"name", "media_type", "data" (base64)}), b"D" the cell's end (JSON {"exit_code",
@@ -113,7 +113,9 @@ class Cells:
         output.restore()
         place_files(cell.get("files") or [])
         feed_stdin(cell.get("stdin"))
-        before = snapshot(OUTPUTS)
+        # A run that returns no files (max_files 0) skips looking for them.
+        returns_files = cell.get("max_files", 16) > 0
+        before = snapshot(OUTPUTS) if returns_files else {}
         exit_code, interrupted = 0, False
         compiled = None
         self.in_cell = True
@@ -130,14 +132,14 @@ class Cells:
             except BaseException as error:
                 exit_code = 1
                 print_error(error)
-            figures = figures_left_open(self.number)
+            figures = figures_left_open(self.number) if returns_files else []
         except KeyboardInterrupt:
             interrupted, exit_code, figures = True, 1, []
         finally:
             self.in_cell = False
         RECORD.finish()
         flush_program_output(output)
-        skipped = send_outputs(before, figures, cell)
+        skipped = send_outputs(before, figures, cell) if returns_files else []
         send_json(b"D", {"exit_code": exit_code, "interrupted": interrupted, "skipped": skipped})
 
 

@@ -44,6 +44,14 @@ pub struct OutputCaps {
     pub max_file_bytes: u64,
 }
 
+impl OutputCaps {
+    /// For a run that asked for no files back: none are looked for or returned.
+    pub const NONE: OutputCaps = OutputCaps {
+        max_files: 0,
+        max_file_bytes: 0,
+    };
+}
+
 /// One cell as the runner reads it: `<decimal length>\n<JSON>`.
 pub fn cell_frame(code: &str, input: &CellInput, caps: OutputCaps) -> Vec<u8> {
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);

@@ -1,10 +1,9 @@
-//! `run_sandbox`: one program in one fresh container, from create to removal. Checks the
-//! limits, creates, attaches before start (so no output is missed), starts, hands the
-//! running container to `Watch`, inspects how it ended, and removes it. The container is
-//! removed on every path; a `RemovalGuard` covers cancellation of the future.
-//! `run_sandbox_warm` does the same from a warm sandbox the pool made earlier (created,
-//! attached and started the same way): only the feeding, watching and removal remain, and
-//! the deadline counts from when the code is fed.
+//! `run_program`: one program in one sandbox, from create (or a warm sandbox of the pool)
+//! to removal. Every program runs as the one cell of cordon's interpreter runner (see
+//! `interpreter`), so every run has the same deadline handling, output caps and runtime
+//! record. The container is removed on every path; a `RemovalGuard` covers cancellation
+//! of the future. Also the Docker steps every sandbox shares: create under a guard,
+//! attach, start, charge socket buffers, settle (how it ended), remove and report.
 
 use std::time::{Duration, Instant};
 
@@ -18,15 +17,18 @@ use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
 
 use super::changes::{read_changes, Layers, OverlayLayers};
+use super::ending::{kill, wait_stopped, Ended};
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits, with_own_uid};
+use super::interpreter::{CellLimits, CellOutcome, InterpreterSandbox};
 use super::pool::WarmContainer;
-use super::spec::{Lifecycle, SandboxOutcome, SandboxSpec};
-use super::watch::{kill, wait_stopped, Ended, Watch};
+use super::runner::{cell_frame, OutputCaps};
+use super::spec::{Lifecycle, PackageInstall, SandboxOutcome, SandboxSpec};
 use super::SandboxError;
 use crate::docker::force_remove;
 use crate::docker::is_not_found;
 use crate::protocol::exec::Violation;
+use crate::protocol::interpreter::CellInput;
 
 /// How long a container that outlived its watch may take to stop after a second kill.
 const STOP_WAIT: Duration = Duration::from_secs(10);
@@ -34,20 +36,121 @@ const STOP_WAIT: Duration = Duration::from_secs(10);
 /// stall a running sandbox: a send waits at most this long.
 const EMIT_WAIT: Duration = Duration::from_secs(1);
 
-/// Runs `code` in one fresh container and removes the container on every path (including
-/// cancellation of this future). Kill orders arriving on `kills` end the run with their
-/// violation; lifecycle events are sent as they happen (send errors are ignored).
+/// How long a timed-out program of `run_sandbox` has to take its KeyboardInterrupt.
+const PLAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// One program to run: its cell frame (from `runner::cell_frame`), the limits of the cell
+/// and, when it asks for some, the packages installed before it.
+pub struct Program {
+    pub frame: Vec<u8>,
+    pub limits: CellLimits,
+    pub packages: Option<Packages>,
+}
+
+/// What a request asks to install before its code runs.
+#[derive(Debug, Clone)]
+pub struct Packages {
+    pub requirements: Vec<String>,
+    pub index: String,
+}
+
+/// Runs `program` as the one cell of a runner sandbox, `warm` (one the pool made for this
+/// spec's shape) or made for it now, then removes the sandbox. Kill orders arriving on
+/// `kills` end the run with their violation; lifecycle events are sent as they happen.
+pub async fn run_program(
+    docker: &Docker,
+    (warm, spec): (Option<WarmContainer>, &SandboxSpec),
+    program: Program,
+    mut kills: Receiver<Violation>,
+    lifecycle: Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    validate_limits(spec)?;
+    let was_warm = warm.is_some();
+    let mut sandbox = InterpreterSandbox::open(docker, warm, spec, lifecycle).await?;
+    let Program {
+        frame,
+        limits,
+        packages,
+    } = program;
+    let install = match packages {
+        Some(Packages {
+            requirements,
+            index,
+        }) => Some(
+            sandbox
+                .install_packages(&requirements, &index, limits.timeout)
+                .await,
+        ),
+        None => None,
+    };
+    // The code runs only once its packages are there.
+    let cell = match install.as_ref().is_none_or(PackageInstall::succeeded) {
+        true => {
+            let live = spec.live.clone();
+            sandbox.run_cell((frame, live), &limits, &mut kills).await
+        }
+        false => CellOutcome::default(),
+    };
+    let container_id = sandbox.container_id().to_string();
+    sandbox.close().await?;
+    Ok(SandboxOutcome {
+        install,
+        warm: was_warm,
+        ..sandbox_outcome(container_id, cell)
+    })
+}
+
+/// Runs `code` as a plain program (no files in or out, no stdin, no runtime rules) in a
+/// fresh sandbox for `spec`, under its deadline and output caps: the image's smoke test
+/// and the sandbox tests' way in.
 pub async fn run_sandbox(
     docker: &Docker,
     spec: &SandboxSpec,
     code: &str,
-    mut kills: Receiver<Violation>,
+    kills: Receiver<Violation>,
     lifecycle: Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
-    let (container_id, guard) = create_guarded(docker, spec, &lifecycle).await?;
-    let ran = supervise(docker, spec, &container_id, code, &mut kills, &lifecycle).await;
-    let record = spec.record_fs_changes;
-    remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
+    run_sandbox_warm(docker, None, spec, code, kills, lifecycle).await
+}
+
+/// `run_sandbox` in `warm` when there is one.
+pub async fn run_sandbox_warm(
+    docker: &Docker,
+    warm: Option<WarmContainer>,
+    spec: &SandboxSpec,
+    code: &str,
+    kills: Receiver<Violation>,
+    lifecycle: Sender<Lifecycle>,
+) -> Result<SandboxOutcome, SandboxError> {
+    let limits = CellLimits::of_program(&spec.limits, PLAIN_GRACE, OutputCaps::NONE);
+    let program = Program {
+        frame: cell_frame(code, &CellInput::default(), OutputCaps::NONE),
+        limits,
+        packages: None,
+    };
+    run_program(docker, (warm, spec), program, kills, lifecycle).await
+}
+
+/// A cell's outcome in the shape every run's result is built from.
+pub(crate) fn sandbox_outcome(container_id: String, cell: CellOutcome) -> SandboxOutcome {
+    SandboxOutcome {
+        container_id,
+        exit_code: cell.exit_code,
+        oom_killed: cell.oom_killed,
+        stdout: cell.stdout,
+        stderr: cell.stderr,
+        stdout_truncated: cell.stdout_truncated,
+        stderr_truncated: cell.stderr_truncated,
+        violation: cell.violation,
+        wall_ms: cell.usage.wall_ms,
+        warm: false,
+        lost: cell.lost,
+        code_delivered: cell.delivered,
+        files: cell.files,
+        files_skipped: cell.skipped,
+        runtime: cell.runtime,
+        install: None,
+    }
 }
 
 /// Checks the limits, takes the sandbox's uid and creates its container under a
@@ -75,74 +178,6 @@ pub(super) async fn create_guarded(
     let image_id = image_id_of(docker, &container_id).await;
     emit(lifecycle, created_event(spec, &container_id, image_id)).await;
     Ok((container_id, guard))
-}
-
-/// Runs `code` in `warm` (a sandbox of the pool, made for this spec's shape), or in a
-/// fresh cold one when there is none. Same guarantees as `run_sandbox`; the outcome says
-/// which path ran.
-pub async fn run_sandbox_warm(
-    docker: &Docker,
-    warm: Option<WarmContainer>,
-    spec: &SandboxSpec,
-    code: &str,
-    mut kills: Receiver<Violation>,
-    lifecycle: Sender<Lifecycle>,
-) -> Result<SandboxOutcome, SandboxError> {
-    let Some(warm) = warm else {
-        return run_sandbox(docker, spec, code, kills, lifecycle).await;
-    };
-    // An invalid spec drops `warm` here, and its guard removes it.
-    validate_limits(spec)?;
-    let (container_id, image_id, streams, mut guard) = warm.into_parts();
-    guard.report_to(&lifecycle);
-    emit(&lifecycle, created_event(spec, &container_id, image_id)).await;
-    let started = Instant::now();
-    let ran = watch_to_end(
-        docker,
-        spec,
-        &container_id,
-        (streams, code),
-        &mut kills,
-        &lifecycle,
-        started,
-    )
-    .await
-    .map(|ran| Ran {
-        outcome: SandboxOutcome {
-            warm: true,
-            ..ran.outcome
-        },
-        ..ran
-    });
-    let record = spec.record_fs_changes;
-    remove_after_run(docker, guard, (container_id, record), ran, &lifecycle).await
-}
-
-/// Reads the container's filesystem changes (when `record_changes`), removes it and
-/// reports both; a failed removal leaves the guard armed (it tries once more when dropped)
-/// and turns the outcome into an error.
-async fn remove_after_run(
-    docker: &Docker,
-    guard: RemovalGuard,
-    (container_id, record_changes): (String, bool),
-    ran: Result<Ran, SandboxError>,
-    lifecycle: &Sender<Lifecycle>,
-) -> Result<SandboxOutcome, SandboxError> {
-    let (outcome, layers) = match ran {
-        Ok(Ran { outcome, layers }) => (Ok(outcome), Layers::Inspected(layers)),
-        Err(e) => (Err(e), Layers::NotInspected),
-    };
-    let removed = remove_reported(
-        docker,
-        guard,
-        (container_id, record_changes),
-        layers,
-        lifecycle,
-    );
-    match removed.await {
-        Ok(()) => outcome,
-        Err(error) => outcome.and(Err(error)),
-    }
 }
 
 /// Reads the container's filesystem changes (when `record_changes`), removes it, disarms
@@ -237,62 +272,6 @@ pub(super) async fn start(docker: &Docker, container_id: &str) -> Result<(), San
             container: container_id.to_string(),
             source,
         })
-}
-
-/// Attach, start, watch, and read how it ended.
-async fn supervise(
-    docker: &Docker,
-    spec: &SandboxSpec,
-    container_id: &str,
-    code: &str,
-    kills: &mut Receiver<Violation>,
-    lifecycle: &Sender<Lifecycle>,
-) -> Result<Ran, SandboxError> {
-    let streams = attach(docker, container_id).await?;
-    start(docker, container_id).await?;
-    let started = Instant::now();
-    let input = (streams, code);
-    watch_to_end(docker, spec, container_id, input, kills, lifecycle, started).await
-}
-
-/// How a run ended, and the container's overlay directories read by the same inspection
-/// (for its filesystem changes, read before removal).
-struct Ran {
-    outcome: SandboxOutcome,
-    layers: Option<OverlayLayers>,
-}
-
-/// From `started` (when the code begins to go in): reports `Started`, feeds and watches
-/// the running container, reads how it ended and reports `Exited`.
-async fn watch_to_end(
-    docker: &Docker,
-    spec: &SandboxSpec,
-    container_id: &str,
-    (streams, code): (AttachContainerResults, &str),
-    kills: &mut Receiver<Violation>,
-    lifecycle: &Sender<Lifecycle>,
-    started: Instant,
-) -> Result<Ran, SandboxError> {
-    let container = container_id.to_string();
-    emit(
-        lifecycle,
-        Lifecycle::Started {
-            container_id: container.clone(),
-        },
-    )
-    .await;
-    charge_socket_buffers(docker, container_id, spec).await?;
-    let mut watch = Watch::new(docker, container_id, spec);
-    watch.run(streams, code, kills, started).await;
-    let (ended, layers) = settle(docker, container_id).await?;
-    let exited = Lifecycle::Exited {
-        container_id: container,
-        exit_code: ended.exit_code,
-        oom_killed: ended.oom_killed,
-    };
-    emit(lifecycle, exited).await;
-    let outcome = watch.into_outcome(started, ended);
-    Ok(Ran { outcome, layers })
 }
 
 /// Before any of its code runs: the sandbox's TCP socket buffers count against its memory

@@ -33,8 +33,6 @@ pub struct SandboxSpec {
     pub egress: Option<SandboxEgress>,
     /// Read `docker diff` before removal, for the audit log (`sandbox.record_fs_changes`).
     pub record_fs_changes: bool,
-    /// Run cordon's interpreter runner (cells, files, stdin) instead of `python3 -`.
-    pub interpreter: bool,
     /// Mount `PACKAGES_DIR`: a tmpfs owned by root (the program reads and imports from it,
     /// cannot write it) where a request's packages are installed before its code runs.
     pub packages_dir: bool,

@@ -148,7 +148,6 @@ tmpfs_bytes = 16777216
 untrusted = 0
 unknown = 0
 trusted = 0
-sessions_untrusted = 0
 
 [scheduler]
 reserve_memory_bytes = 0

@@ -1,7 +1,7 @@
 //! Shared by the `sandbox_*` and `warm_pool` tests: a Docker connection that fails loudly
 //! when Docker or the image is missing, a spec with a unique host label per test (tests run
-//! in parallel and must not reap each other), and runners on the three paths (cold, warm
-//! from a pool, and a session's interpreter sandbox) that check nothing is left behind.
+//! in parallel and must not reap each other), and runners on the two paths (cold, and warm
+//! from a pool) that check nothing is left behind.
 
 #![allow(dead_code)]
 
@@ -9,12 +9,10 @@ use std::time::Duration;
 
 use bollard::Docker;
 use cordon::protocol::exec::Violation;
-use cordon::protocol::interpreter::CellInput;
 use cordon::protocol::scheduler::{Limits, Network};
 use cordon::supervisor::pool::{PoolClass, Room};
 use cordon::supervisor::reaper::containers_of_host;
-use cordon::supervisor::runner::{cell_frame, OutputCaps};
-use cordon::supervisor::{run_in_interpreter, run_sandbox, run_sandbox_warm, CellLimits, WarmPool};
+use cordon::supervisor::{run_sandbox, run_sandbox_warm, WarmPool};
 use cordon::supervisor::{Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use tokio::sync::mpsc;
 
@@ -94,7 +92,6 @@ pub fn spec(test: &str) -> SandboxSpec {
         fsize_bytes: 64 * MIB,
         egress: None,
         record_fs_changes: true,
-        interpreter: false,
         packages_dir: false,
         live: None,
     }
@@ -181,18 +178,17 @@ pub async fn stdout_of(docker: &Docker, spec: &SandboxSpec, code: &str) -> Strin
     run.stdout()
 }
 
-/// The ways a sandbox is made: created for its job (cold), taken from the warm pool, made
-/// earlier and already running its interpreter (warm), or made for cordon's interpreter
-/// runner, as sessions and requests with files are (session). Hardening and limits must be
-/// the same on all of them.
+/// The ways a sandbox is made: created for its job (cold), or taken from the warm pool,
+/// made earlier and already running its interpreter runner (warm). Either way the program
+/// runs as the one cell of cordon's runner, as sessions' cells do. Hardening and limits
+/// must be the same on both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Path {
     Cold,
     Warm,
-    Session,
 }
 
-pub const PATHS: [Path; 3] = [Path::Cold, Path::Warm, Path::Session];
+pub const PATHS: [Path; 2] = [Path::Cold, Path::Warm];
 
 /// Room enough that a test's pool is never held back by capacity.
 pub fn ample_room() -> Room {
@@ -231,7 +227,6 @@ pub async fn run_with_kills_on(
 ) -> Run {
     match path {
         Path::Cold => run_with_kills(docker, spec, code, kills).await,
-        Path::Session => run_in_session(docker, spec, code, kills).await,
         Path::Warm => {
             let pool = filled_pool(docker, spec, 1).await;
             let run = run_warm(docker, &pool, spec, code, kills).await;
@@ -240,56 +235,6 @@ pub async fn run_with_kills_on(
             run
         }
     }
-}
-
-/// Runs `code` as the one cell of an interpreter sandbox made for `spec`, under the same
-/// deadline and output caps; checks nothing is left behind.
-pub async fn run_in_session(
-    docker: &Docker,
-    spec: &SandboxSpec,
-    code: &str,
-    kills: mpsc::Receiver<Violation>,
-) -> Run {
-    let (lifecycle, events) = mpsc::channel(16);
-    let result = interpreter_run(docker, spec, code, kills, lifecycle).await;
-    finished_run(docker, spec, result, events).await
-}
-
-/// `code` as the one cell of an interpreter sandbox of `spec`'s shape and limits (a
-/// 500 ms interrupt grace).
-pub async fn interpreter_run(
-    docker: &Docker,
-    spec: &SandboxSpec,
-    code: &str,
-    kills: mpsc::Receiver<Violation>,
-    lifecycle: mpsc::Sender<Lifecycle>,
-) -> Result<SandboxOutcome, SandboxError> {
-    let spec = SandboxSpec {
-        interpreter: true,
-        ..spec.clone()
-    };
-    let caps = OutputCaps {
-        max_files: 4,
-        max_file_bytes: MIB,
-    };
-    let limits = CellLimits {
-        timeout: Duration::from_millis(spec.limits.timeout_ms),
-        grace: Duration::from_millis(500),
-        stdout_bytes: spec.limits.stdout_bytes,
-        stderr_bytes: spec.limits.stderr_bytes,
-        tmpfs_bytes: spec.limits.tmpfs_bytes,
-        files: caps,
-        policy: None,
-    };
-    let frame = cell_frame(code, &CellInput::default(), caps);
-    run_in_interpreter(
-        docker,
-        (None, &spec),
-        (frame, limits, None),
-        kills,
-        lifecycle,
-    )
-    .await
 }
 
 /// Runs `code` in a sandbox taken from `pool`, which must have one ready for `spec`.

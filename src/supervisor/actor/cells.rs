@@ -18,11 +18,11 @@ use crate::protocol::exec::{ErrorCode, ErrorInfo, ExecResult, Status, ViolationK
 use crate::protocol::interpreter::{session_id, SessionAction};
 use crate::protocol::monitor::UsageSample;
 use crate::protocol::scheduler::{Limits, Network, Scheduled};
-use crate::supervisor::interpreter::sandbox_outcome;
 use crate::supervisor::interpreter::{CellLimits, InterpreterSandbox};
 use crate::supervisor::policy::{summary_of, RuntimePolicy};
 use crate::supervisor::result::result_of_run;
 use crate::supervisor::runner::{cell_frame, OutputCaps};
+use crate::supervisor::sandbox::sandbox_outcome;
 use crate::supervisor::sessions::{serve, CellOrder, Lookup, SessionHandle, SessionTimes};
 use crate::supervisor::spec::{PackageInstall, RecordedRun};
 use crate::supervisor::SandboxSpec;
@@ -40,14 +40,10 @@ impl State {
     pub(super) fn cell_limits(&self, limits: &Limits, trust: TrustLevel) -> CellLimits {
         let workdir = &self.settings.sandbox.workdir;
         let policy = RuntimePolicy::new(&self.settings.runtime, trust, workdir);
+        let grace = Duration::from_millis(self.settings.sessions.interrupt_grace_ms);
         CellLimits {
             policy: Some(Arc::new(policy)),
-            timeout: Duration::from_millis(limits.timeout_ms),
-            grace: Duration::from_millis(self.settings.sessions.interrupt_grace_ms),
-            stdout_bytes: limits.stdout_bytes,
-            stderr_bytes: limits.stderr_bytes,
-            tmpfs_bytes: limits.tmpfs_bytes,
-            files: self.output_caps(),
+            ..CellLimits::of_program(limits, grace, self.output_caps())
         }
     }
 

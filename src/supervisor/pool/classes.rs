@@ -24,27 +24,13 @@ pub fn pool_classes(
     host_id: &str,
     (owner, uids): (&OwnerTag, &Option<UidRange>),
 ) -> Vec<PoolClass> {
-    // Per trust level, the program class, then the session class (a session's sandbox: the
-    // same shape running the interpreter runner). The pool fills classes in this order
-    // while the host has room.
+    // One class per trust level (a one-off program and a session's first cell start the
+    // same way); the pool fills them in this order while the host has room.
     TRUST_LEVELS
         .iter()
-        .flat_map(|trust| {
-            let template = template_for(settings, (host_id, owner, uids), *trust);
-            let session = SandboxSpec {
-                interpreter: true,
-                ..template.clone()
-            };
-            [
-                PoolClass {
-                    template,
-                    size: settings.pool.size_for(*trust) as usize,
-                },
-                PoolClass {
-                    template: session,
-                    size: settings.pool.sessions_for(*trust) as usize,
-                },
-            ]
+        .map(|trust| PoolClass {
+            template: template_for(settings, (host_id, owner, uids), *trust),
+            size: settings.pool.size_for(*trust) as usize,
         })
         .filter(|class| class.size > 0)
         .collect()
@@ -81,7 +67,6 @@ fn template_for(
         fsize_bytes: settings.caps.fsize_bytes,
         egress: None,
         record_fs_changes: settings.sandbox.record_fs_changes,
-        interpreter: false,
         packages_dir: false,
         live: None,
     }

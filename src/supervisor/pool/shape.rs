@@ -1,7 +1,7 @@
 //! `Shape`: what a container is made with, as opposed to what a job adds at run time. Two
 //! specs of the same shape get byte-identical create requests (apart from the request id
 //! label), so a warm sandbox made from one may serve the other. The wall-clock deadline,
-//! CPU-time budget and output caps are not part of it: the supervisor's watch and the
+//! CPU-time budget and output caps are not part of it: the supervisor's cell and the
 //! ResourceMonitor apply them per job. Pure.
 
 use crate::supervisor::spec::SandboxSpec;
@@ -23,8 +23,6 @@ pub struct Shape {
     fsize_bytes: u64,
     /// An allowlist sandbox is made on its own request's network, so none is ever warm.
     network: crate::protocol::scheduler::Network,
-    /// The interpreter runner or `python3 -`: a different command.
-    interpreter: bool,
     /// A packages directory is another mount.
     packages_dir: bool,
 }
@@ -45,7 +43,6 @@ impl Shape {
             nofile: spec.nofile,
             fsize_bytes: spec.fsize_bytes,
             network: limits.network,
-            interpreter: spec.interpreter,
             packages_dir: spec.packages_dir,
         }
     }
@@ -89,7 +86,6 @@ mod tests {
             fsize_bytes: 1 << 20,
             egress: None,
             record_fs_changes: true,
-            interpreter: false,
             packages_dir: false,
             live: None,
         }
