@@ -11,7 +11,9 @@ use cordon::protocol::{decode, Subject};
 use futures::StreamExt;
 use pipeline_support::*;
 
-const RAN: [&str; 7] = [
+/// A run's entries up to its end; `runtime` is what it asked Python to do (every run that
+/// started has one, even when killed).
+const RAN: [&str; 8] = [
     "received",
     "assessed",
     "scheduled",
@@ -19,6 +21,7 @@ const RAN: [&str; 7] = [
     "container_started",
     "container_exited",
     "container_removed",
+    "runtime",
 ];
 
 /// Every run's creation names its image, the image id the engine ran and the runtime, and

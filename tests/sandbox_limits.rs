@@ -26,10 +26,9 @@ fn with_deadline(test: &str) -> SandboxSpec {
     spec
 }
 
-/// A timeout within a second of the deadline: the program is interrupted (KeyboardInterrupt,
-/// exit code 1), or killed after the grace when it cannot take the interrupt
-/// (`interruptible` false).
-fn assert_timed_out_promptly(run: &Run, path: Path, interruptible: bool) {
+/// A timeout within a second of the deadline: a one-off program is killed at it (a
+/// session's cell is interrupted first: tests/sessions.rs).
+fn assert_timed_out_promptly(run: &Run, path: Path) {
     let outcome = run.outcome();
     assert_eq!(
         run.violation_kind(),
@@ -41,11 +40,7 @@ fn assert_timed_out_promptly(run: &Run, path: Path, interruptible: bool) {
         "{path:?}: took {} ms for a {DEADLINE_MS} ms deadline",
         outcome.wall_ms
     );
-    let ended_by = match interruptible {
-        true => Some(1),
-        false => Some(137),
-    };
-    assert_eq!(outcome.exit_code, ended_by, "{path:?} {outcome:?}");
+    assert_eq!(outcome.exit_code, Some(137), "{path:?} {outcome:?}");
 }
 
 #[tokio::test]
@@ -61,7 +56,7 @@ async fn a_busy_loop_is_killed_at_the_deadline() {
 ",
         )
         .await;
-        assert_timed_out_promptly(&run, path, true);
+        assert_timed_out_promptly(&run, path);
     }
 }
 
@@ -71,7 +66,7 @@ async fn a_program_ignoring_sigterm_is_still_killed_at_the_deadline() {
     let code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\nwhile True:\n    time.sleep(0.01)\n";
     for path in PATHS {
         let run = run_on(path, &docker, &with_deadline("sigterm"), code).await;
-        assert_timed_out_promptly(&run, path, true);
+        assert_timed_out_promptly(&run, path);
         assert_eq!(run.stdout(), "ready\n");
     }
 }
@@ -82,7 +77,7 @@ async fn a_program_that_stops_itself_is_still_killed_at_the_deadline() {
     let code = "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\nprint('resumed?')\n";
     for path in PATHS {
         let run = run_on(path, &docker, &with_deadline("sigstop"), code).await;
-        assert_timed_out_promptly(&run, path, false);
+        assert_timed_out_promptly(&run, path);
         assert_eq!(run.stdout(), "");
     }
 }
@@ -93,7 +88,7 @@ async fn a_program_that_closes_its_own_output_is_still_killed_at_the_deadline() 
     let code = "import os, time\nos.close(1)\nos.close(2)\nwhile True:\n    time.sleep(0.01)\n";
     for path in PATHS {
         let run = run_on(path, &docker, &with_deadline("closed-output"), code).await;
-        assert_timed_out_promptly(&run, path, true);
+        assert_timed_out_promptly(&run, path);
     }
 }
 

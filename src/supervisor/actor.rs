@@ -520,8 +520,9 @@ impl State {
     }
 
     /// A job as the runner takes it: its code with its files and stdin, under its limits
-    /// and the runtime rules of its trust level. Files come back when the request used
-    /// the interpreter's features (files, stdin, packages, `return_files`).
+    /// and the runtime rules of its trust level, killed at its deadline (only a session's
+    /// cells are interrupted first). Files come back when the request used the
+    /// interpreter's features (files, stdin, packages, `return_files`).
     fn program_of(&self, job: &Job, limits: &Limits) -> Program {
         let input = job.interpreter.clone().unwrap_or_default();
         let caps = match job.interpreter.is_some() {
@@ -536,6 +537,7 @@ impl State {
             frame: cell_frame(&job.code, &input, caps),
             limits: CellLimits {
                 files: caps,
+                grace: Duration::ZERO,
                 ..self.cell_limits(limits, job.trust)
             },
             packages,

@@ -58,7 +58,8 @@ type Incoming = Result<RunnerFrame, String>;
 #[derive(Debug, Clone)]
 pub struct CellLimits {
     pub timeout: Duration,
-    /// How long an interrupted cell has to stop before the sandbox is killed.
+    /// How long an interrupted cell has to stop before the sandbox is killed; zero: no
+    /// interrupt, the sandbox is killed at the deadline (one-off programs).
     pub grace: Duration,
     pub stdout_bytes: u64,
     pub stderr_bytes: u64,
@@ -304,7 +305,12 @@ impl InterpreterSandbox {
                     None => stream_open = false,
                 },
                 () = &mut deadline, if cell.interrupted_at.is_none() && cell.violation.is_none() => {
-                    cell.interrupt(&self.docker, &self.container_id, &self.init).await;
+                    if limits.grace.is_zero() {
+                        let detail = format!("ran past its wall-clock deadline of {} ms", limits.timeout.as_millis());
+                        cell.kill_for(violation(ViolationKind::Timeout, detail), &self.docker, &self.container_id, &self.init);
+                    } else {
+                        cell.interrupt(&self.docker, &self.container_id, &self.init).await;
+                    }
                 }
                 () = sleep_until_or_never(cell.interrupt_gives_up_at(limits)) => {
                     let detail = format!(
@@ -324,6 +330,10 @@ impl InterpreterSandbox {
         outcome.delivered = fed_at.is_some();
         if outcome.ended.is_some() || !stream_open {
             self.settle_ended(&mut outcome, fed_at).await;
+        }
+        // Every cell that reached the runner has a record, if only an empty one.
+        if outcome.delivered {
+            outcome.runtime.get_or_insert_with(RecordedRun::default);
         }
         outcome.usage = self.usage_since(started, cpu_before);
         outcome
@@ -537,7 +547,8 @@ impl Cell {
         breach.map(|why| super::ending::violation(ViolationKind::Policy, why))
     }
 
-    /// The record: the runner's counts when they came, else each first event once.
+    /// The record: the runner's counts when they came, else each first event once (a cell
+    /// killed before its end).
     fn recorded(&mut self) -> Option<RecordedRun> {
         let event = |(event, detail, count, first_s, last_s)| RuntimeEvent {
             event,

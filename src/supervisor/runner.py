@@ -12,10 +12,11 @@
 # "interrupted", "skipped"}), b"A" the first time the cell asked Python for something the
 # runtime record keeps (JSON [event, detail, seconds]), b"S" at the cell's end the count and
 # last time of each (JSON {"events": [[event, detail, count, first, last]], "dropped"}).
-# The program's fds 1 and 2 are pipes the runner frames, so
-# nothing it or its children print can pass for a frame by accident. The runner's own
-# descriptors are reachable by the program (same process): what it reports about its own
-# cells is the program's word; every limit is enforced from outside the sandbox.
+# The program's fds 1 and 2 are pipes, framed by a process of their own (the framer, the
+# runner's parent), so nothing it or its children print can pass for a frame by accident,
+# and what it printed before it was stopped, OOM-killed or killed still comes out. The
+# runner's own descriptors are reachable by the program (same process): what it reports
+# about its own cells is the program's word; every limit is enforced from outside.
 
 # Few imports, and those only when needed (mimetypes, traceback): every idle session holds
 # what its runner imported.
@@ -30,8 +31,15 @@ def private_copy(fd):
     return copy
 
 
+def private_pipe():
+    read_end, write_end = os.pipe()
+    os.set_inheritable(read_end, False)
+    os.set_inheritable(write_end, False)
+    return read_end, write_end
+
+
 CONTROL_IN = private_copy(0)
-CONTROL_OUT = private_copy(1)
+CONTROL_OUT = None  # the runner's end of the framer's control pipe (see split_off_framer)
 SEND_LOCK = threading.Lock()
 
 
@@ -47,47 +55,139 @@ def send_json(kind, value):
     send(kind, json.dumps(value).encode())
 
 
-class ProgramOutput(threading.Thread):
-    """The program's fds 1 and 2 are pipes; one thread frames what arrives on either, as
-    it arrives (b"O" for stdout, b"E" for stderr)."""
+def split_off_framer():
+    """Forks. The parent becomes the framer: it writes the program's output (b"O", b"E")
+    and the runner's own frames onto the container's stdout, passes interrupts on, and
+    exits with the runner's status once the runner has gone. The child returns, as the
+    runner, with fds 1 and 2 on the output pipes; it returns their write ends."""
+    global CONTROL_OUT
+    stdout_r, stdout_w = private_pipe()
+    stderr_r, stderr_w = private_pipe()
+    control_r, control_w = private_pipe()
+    runner = os.fork()
+    if runner == 0:
+        for end in (stdout_r, stderr_r, control_r):
+            os.close(end)
+        os.setpgid(0, 0)  # a program stopping its process group does not stop the framer
+        CONTROL_OUT = control_w
+        return {1: stdout_w, 2: stderr_w}
+    for end in (stdout_w, stderr_w, control_w, CONTROL_IN, 0):
+        os.close(end)
+    Framer(runner, {stdout_r: b"O", stderr_r: b"E"}, control_r).run()
 
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.mutex = threading.Lock()
-        self.pipes = {}  # read end -> (frame kind, write end, the program's fd)
-        for target_fd, kind in ((1, b"O"), (2, b"E")):
-            read_end, write_end = os.pipe()
-            os.set_inheritable(read_end, False)
-            os.dup2(write_end, target_fd)
-            os.set_inheritable(write_end, False)
-            self.pipes[read_end] = (kind, write_end, target_fd)
+
+class Framer:
+    """The framer's loop: the program's output is framed as it arrives; before each of
+    the runner's own frames goes out, everything the program printed so far does."""
+
+    def __init__(self, runner, outputs, control):
+        self.runner = runner
+        self.outputs = outputs  # read end -> frame kind, until its end of file
+        self.control = control  # the runner's frames, until its end of file
+        # Never a blocking read: one read end can be drained between select and read.
+        for fd in (*outputs, control):
+            os.set_blocking(fd, False)
+        self.pending = b""
+        self.out = private_copy(1)
+        wake_r, wake_w = private_pipe()
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)  # the runner's exit and passed-on signals wake select
+        self.wake = wake_r
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self.pass_on)
+
+    def pass_on(self, signum, _frame):
+        try:
+            os.kill(self.runner, signum)
+        except OSError:
+            pass
+
+    def write(self, frame):
+        view = memoryview(frame)
+        while view:
+            view = view[os.write(self.out, view):]
+
+    def take_output(self, fd):
+        """Frames one read of a program pipe; False when it had nothing or ended."""
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return False
+        if not data:
+            del self.outputs[fd]
+            return False
+        self.write(self.outputs[fd] + len(data).to_bytes(4, "big") + data)
+        return True
+
+    def flush_outputs(self):
+        """Frames everything the program's pipes hold now, without waiting for more."""
+        for fd in list(self.outputs):
+            while self.take_output(fd):
+                pass
+
+    def take_control(self):
+        """Passes on the runner's whole frames from one read; False when it had nothing
+        or ended."""
+        try:
+            data = os.read(self.control, 65536)
+        except BlockingIOError:
+            return False
+        if not data:
+            self.control = None
+            return False
+        self.pending += data
+        while len(self.pending) >= 5:
+            size = 5 + int.from_bytes(self.pending[1:5], "big")
+            if len(self.pending) < size:
+                break
+            frame, self.pending = self.pending[:size], self.pending[size:]
+            self.flush_outputs()
+            self.write(frame)
+        return True
+
+    def runner_status(self):
+        try:
+            pid, status = os.waitpid(self.runner, os.WNOHANG)
+        except ChildProcessError:
+            return 1 << 8
+        return None if pid == 0 else status
 
     def run(self):
-        while True:
-            ready, _, _ = select.select(list(self.pipes), [], [])
-            with self.mutex:
-                for read_end in ready:
-                    data = os.read(read_end, 65536)
-                    if data:
-                        send(self.pipes[read_end][0], data)
+        status = None
+        while status is None:
+            watched = [self.wake, *self.outputs]
+            if self.control is not None:
+                watched.append(self.control)
+            ready, _, _ = select.select(watched, [], [])
+            if self.wake in ready:
+                os.read(self.wake, 512)
+            if self.control is not None and self.control in ready:
+                self.take_control()
+            for fd in ready:
+                if fd in self.outputs:
+                    self.take_output(fd)
+            status = self.runner_status()
+        # The runner is gone: its last frames and the program's last output go out (what
+        # an orphan of the program prints later does not), then the runner's status.
+        while self.control is not None and self.take_control():
+            pass
+        self.flush_outputs()
+        code = os.waitstatus_to_exitcode(status)
+        os._exit(128 - code if code < 0 else code)
+
+
+class ProgramPipes:
+    """The write ends of the program's output pipes, kept so every cell starts with fds
+    1 and 2 on them, whatever the last cell did to its own."""
+
+    def __init__(self, write_ends):
+        self.write_ends = write_ends
+        self.restore()
 
     def restore(self):
-        """fds 1 and 2 are the pipes again, whatever the last cell did to them."""
-        for kind, write_end, target_fd in self.pipes.values():
+        for target_fd, write_end in self.write_ends.items():
             os.dup2(write_end, target_fd)
-
-    def drain(self):
-        """Returns once everything written to the pipes so far has been framed."""
-        import fcntl, termios
-        pending = bytearray(4)
-        for read_end in self.pipes:
-            while True:
-                fcntl.ioctl(read_end, termios.FIONREAD, pending)
-                if int.from_bytes(pending, sys.byteorder) == 0:
-                    break
-                time.sleep(0.0005)
-        with self.mutex:
-            pass
 
 
 class Cells:
@@ -138,7 +238,7 @@ class Cells:
         finally:
             self.in_cell = False
         RECORD.finish()
-        flush_program_output(output)
+        flush_program_output()
         skipped = send_outputs(before, figures, cell) if returns_files else []
         send_json(b"D", {"exit_code": exit_code, "interrupted": interrupted, "skipped": skipped})
 
@@ -341,13 +441,13 @@ def send_outputs(before, figures, cell):
     return skipped
 
 
-def flush_program_output(output):
+def flush_program_output():
+    # The framer sends what is in the pipes ahead of the cell's end.
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:
             pass
-    output.drain()
 
 
 def read_exactly(count):
@@ -384,8 +484,7 @@ def main():
     warnings.filterwarnings("ignore", message=".*non-GUI backend.*")
     warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")
     os.makedirs(OUTPUTS, mode=0o700, exist_ok=True)
-    output = ProgramOutput()
-    output.start()
+    output = ProgramPipes(split_off_framer())
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, line_buffering=True, errors="backslashreplace")
     sys.argv = ["-"]

@@ -36,9 +36,6 @@ const STOP_WAIT: Duration = Duration::from_secs(10);
 /// stall a running sandbox: a send waits at most this long.
 const EMIT_WAIT: Duration = Duration::from_secs(1);
 
-/// How long a timed-out program of `run_sandbox` has to take its KeyboardInterrupt.
-const PLAIN_GRACE: Duration = Duration::from_millis(500);
-
 /// One program to run: its cell frame (from `runner::cell_frame`), the limits of the cell
 /// and, when it asks for some, the packages installed before it.
 pub struct Program {
@@ -122,7 +119,7 @@ pub async fn run_sandbox_warm(
     kills: Receiver<Violation>,
     lifecycle: Sender<Lifecycle>,
 ) -> Result<SandboxOutcome, SandboxError> {
-    let limits = CellLimits::of_program(&spec.limits, PLAIN_GRACE, OutputCaps::NONE);
+    let limits = CellLimits::of_program(&spec.limits, Duration::ZERO, OutputCaps::NONE);
     let program = Program {
         frame: cell_frame(code, &CellInput::default(), OutputCaps::NONE),
         limits,

@@ -267,7 +267,7 @@ pub async fn stdout_on(path: Path, docker: &Docker, spec: &SandboxSpec, code: &s
     assert_eq!(
         outcome.exit_code,
         Some(0),
-        "program failed on the {path:?} path: {}",
+        "program failed on the {path:?} path: {}\n{outcome:?}",
         String::from_utf8_lossy(&outcome.stderr)
     );
     assert_eq!(outcome.violation, None, "{path:?}");
