@@ -26,11 +26,11 @@ use crate::protocol::supervisor::HostLoad;
 use crate::protocol::{decode, now_ms, Envelope, Subject};
 use crate::shutdown::Shutdown;
 
-/// Jobs this Scheduler considers at once. One: with more (so that a second client's job
-/// is seen while the first client's wait), jobs stalled after a member of a NATS cluster
-/// restarted (tests/bus_cluster.rs), a cause not found yet. The fair-share rule in
-/// `placement` then only decides between schedulers' jobs.
-const HELD_AT_ONCE: usize = 1;
+/// Jobs this Scheduler considers at once: more than one, so that while one client's jobs
+/// wait for room, another client's are seen and can be given the next free slot (the
+/// fair-share rule in `placement`). The pull loop asks for no more than it holds, so a
+/// job waiting here is always kept from redelivery by in-progress acks.
+const HELD_AT_ONCE: usize = 64;
 const NAME: &str = Role::Scheduler.name();
 
 crate::actor::task_actor!(
