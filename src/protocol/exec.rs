@@ -262,7 +262,7 @@ pub struct ExecResult {
     /// Connections the egress proxy refused during the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network_denied: Vec<NetworkDenial>,
-    /// What the program asked Python to do (interpreter runs), summarised.
+    /// What the program asked Python to do, summarised (every run that started).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<RuntimeSummary>,
 }

@@ -1,6 +1,7 @@
-//! `SandboxInit`: a pidfd on a running sandbox's init process, so a kill or an interrupt
-//! is one syscall (no Docker API round trip). When a pid namespace's init dies the kernel
-//! kills every other process in it, so killing the init ends the whole sandbox.
+//! `SandboxInit`: a pidfd on a running sandbox's init process, so a kill is one syscall
+//! (no Docker API round trip) and its end is seen the moment the kernel reaps it. When a
+//! pid namespace's init dies the kernel kills and reaps every other process in it first,
+//! so "init exited" means "nothing of the program runs any more". Used by `interpreter`.
 //!
 //! Only usable where the supervisor shares the Docker engine's pid namespace (the usual
 //! case); anywhere else `find` returns `None` and the Docker API does the kill.
@@ -11,9 +12,11 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use bollard::query_parameters::InspectContainerOptions;
 use bollard::Docker;
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 
 pub struct SandboxInit {
-    pidfd: OwnedFd,
+    pidfd: AsyncFd<OwnedFd>,
 }
 
 impl SandboxInit {
@@ -45,18 +48,29 @@ impl SandboxInit {
             return Ok(None);
         }
         send_signal(&pidfd, 0)?;
+        // SAFETY: `pidfd` is an open descriptor owned by the `AsyncFd` from here on, so it
+        // stays open and the same for the AsyncFd's whole life.
+        let registered = unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) };
+        let pidfd = registered.map_err(|e| e.into_parts().1)?;
         Ok(Some(SandboxInit { pidfd }))
     }
 
     /// SIGKILLs the init, which takes every process of the sandbox down with it.
     pub fn kill(&self) -> io::Result<()> {
-        send_signal(&self.pidfd, libc::SIGKILL)
+        send_signal(self.pidfd.get_ref(), libc::SIGKILL)
     }
 
     /// SIGINTs the init, which passes it on to the program it started (Docker's init does):
     /// an interpreter runner turns it into KeyboardInterrupt in the running cell.
     pub fn interrupt(&self) -> io::Result<()> {
-        send_signal(&self.pidfd, libc::SIGINT)
+        send_signal(self.pidfd.get_ref(), libc::SIGINT)
+    }
+
+    /// Resolves once the init has exited (and with it everything else in the sandbox).
+    pub async fn exited(&self) {
+        if self.pidfd.readable().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 

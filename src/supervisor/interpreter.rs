@@ -283,8 +283,14 @@ impl InterpreterSandbox {
         let (mut writing, mut orders_open) = (true, true);
         let mut stream_open = true;
         let mut fed_at = None;
+        // When the sandbox's last process was gone, as its init's exit shows (before
+        // Docker's own bookkeeping ends the output stream).
+        let mut gone_at = None;
         while cell.end.is_none() && stream_open {
             tokio::select! {
+                () = init_exited(self.init.clone()), if gone_at.is_none() => {
+                    gone_at = Some(Instant::now());
+                }
                 written = &mut write, if writing => {
                     writing = false;
                     fed_at = written.then(SystemTime::now);
@@ -336,6 +342,9 @@ impl InterpreterSandbox {
             outcome.runtime.get_or_insert_with(RecordedRun::default);
         }
         outcome.usage = self.usage_since(started, cpu_before);
+        if let Some(gone_at) = gone_at {
+            outcome.usage.wall_ms = gone_at.duration_since(started).as_millis() as u64;
+        }
         outcome
     }
 
@@ -712,6 +721,14 @@ fn delivered(fed_at: Option<SystemTime>, finished_at: Option<SystemTime>) -> boo
         (None, _) => false,
         (Some(fed), Some(finished)) => finished >= fed,
         (Some(_), None) => true,
+    }
+}
+
+/// Resolves when `init` has exited; never when there is no init to watch.
+async fn init_exited(init: Option<Arc<SandboxInit>>) {
+    match init {
+        Some(init) => init.exited().await,
+        None => std::future::pending().await,
     }
 }
 
