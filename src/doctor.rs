@@ -112,6 +112,9 @@ async fn image_check(docker: &bollard::Docker, image: &str) -> Check {
 }
 
 async fn runtime_check(docker: &bollard::Docker, runtime: &str) -> Check {
+    if let Err(why) = crate::supervisor::hardening::check_runtime(runtime) {
+        return Check::fail("runtime", why, "set sandbox.runtime = \"runc\"");
+    }
     let runtimes = match docker.info().await {
         Ok(info) => info.runtimes.unwrap_or_default(),
         Err(error) => return Check::fail("runtime", error.to_string(), "check the Docker engine"),

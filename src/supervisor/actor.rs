@@ -123,6 +123,8 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         0 => (capacity.cpus * 2.0).ceil().max(1.0) as u32,
         n => n,
     };
+    super::hardening::check_runtime(&env.settings.sandbox.runtime)
+        .map_err(|e| fatal(format!("[sandbox] {e}")))?;
     let uids = range_of(&env.settings.sandbox, &owner_dir);
     if let Some(range) = &uids {
         check_range(range.first, range.count).map_err(|e| fatal(format!("[sandbox] {e}")))?;

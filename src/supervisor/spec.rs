@@ -15,7 +15,7 @@ pub struct SandboxSpec {
     /// The supervisor instance that makes the container (see `owner`).
     pub owner: crate::owner::OwnerTag,
     pub image: String,
-    /// OCI runtime, `runc` or `runsc`.
+    /// OCI runtime (`runc`; see `hardening::check_runtime`).
     pub runtime: String,
     /// `uid:gid` the program runs as, or `auto` for one of its own from `uids`.
     pub user: String,
