@@ -242,10 +242,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Decode => decode(s, args, taint),
         Api::Fetch => {
             network(s, at);
+            send_out(s, args, at);
             Value::unknown(Taint::NETWORK)
         }
         Api::Download => {
             network(s, at);
+            send_out(s, args, at);
             if let Some(path) = args.get(1, "filename").and_then(Value::text) {
                 s.caps.downloads.push(path.into());
             }
@@ -257,11 +259,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::SocketConnect => {
             network(s, at);
+            send_out(s, args, at);
             s.caps.socket_connect.get_or_insert(at);
             Value::unknown(Taint::SOCKET.with(Taint::NETWORK))
         }
         Api::NetworkClient => {
             network(s, at);
+            send_out(s, args, at);
             Value::unknown(Taint::NETWORK)
         }
         Api::Open => {
@@ -285,6 +289,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::WriteTo { arg } => {
             if let Some(path) = args.get(arg, "dst").cloned() {
                 file_access(s, &path, Access::Write, at);
+            }
+            if arg == 1 {
+                // A copy or move reads its source first.
+                if let Some(source) = args.get(0, "src").cloned() {
+                    file_access(s, &source, Access::Read, at);
+                }
             }
             Value::unknown(taint)
         }
@@ -356,7 +366,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let code = args.get(0, "i").cloned().unwrap_or(Value::UNKNOWN);
             chr(s, &code)
         }
-        Api::Getenv => Value::UNKNOWN,
+        Api::Getenv => environment_value(args.get(0, "key")),
         Api::LoadSource { arg } => {
             let path = args.get(arg, "path").cloned().unwrap_or(Value::UNKNOWN);
             run_file(s, &path, at);
@@ -408,6 +418,26 @@ fn walk(s: &mut Scanner<'_>, top: Option<&Value>) -> Value {
     s.folder.seq(vec![triple])
 }
 
+/// A call that sends its arguments off the machine: secret data among them is
+/// exfiltration. A credential from the environment in `headers`/`auth` is the program
+/// authenticating itself, not a leak.
+pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
+    let leaked = args.positional.iter().any(carries_secret)
+        || args.keywords.iter().any(|(name, value)| match name {
+            Some("headers" | "auth") => value.deep_taint().has(Taint::SECRET),
+            _ => carries_secret(value),
+        });
+    if leaked {
+        hit(s, rules::EXFILTRATION, at, Confidence::High);
+    }
+}
+
+pub(super) fn carries_secret(value: &Value) -> bool {
+    value
+        .deep_taint()
+        .has(Taint::SECRET.with(Taint::CREDENTIAL))
+}
+
 pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
     hit(s, rules::NETWORK, at, Confidence::High);
     s.caps.note_network(at);
@@ -427,6 +457,30 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     }
     // `compile` returns a code object that keeps where its source came from.
     Value::unknown(taint.data())
+}
+
+/// One environment variable: a credential when its name says so (`AWS_SECRET_ACCESS_KEY`,
+/// `GITHUB_TOKEN`, `DB_PASSWORD`).
+pub(super) fn environment_value(key: Option<&Value>) -> Value {
+    const MARKERS: &[&str] = &[
+        "SECRET",
+        "TOKEN",
+        "PASSW",
+        "PASSWD",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE",
+        "CREDENTIAL",
+        "ACCESS_KEY",
+        "AUTH",
+        "SESSION",
+        "COOKIE",
+    ];
+    let name = key.and_then(Value::exact_text).map(str::to_ascii_uppercase);
+    match name {
+        Some(name) if MARKERS.iter().any(|m| name.contains(m)) => Value::unknown(Taint::CREDENTIAL),
+        _ => Value::UNKNOWN,
+    }
 }
 
 /// `runpy.run_path(p)` and friends.

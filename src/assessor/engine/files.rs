@@ -29,8 +29,11 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     if writes {
         taint = taint.with(Taint::FILE_WRITE);
     }
-    if !text.is_empty() && text.len() <= MAX_PATH_BYTES && normalize(text).is_secret() {
-        taint = taint.with(Taint::SECRET);
+    if !text.is_empty() && text.len() <= MAX_PATH_BYTES {
+        let normal = normalize(text);
+        if normal.is_secret() || normal.is_system_recon() {
+            taint = taint.with(Taint::SECRET);
+        }
     }
     if !text.is_empty() && s.caps.is_downloaded(text) {
         taint = taint.with(Taint::NETWORK);
@@ -46,10 +49,14 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
         return;
     };
     let path = normalize(text);
-    let checks: [(bool, &'static Rule); 5] = [
+    let checks: [(bool, &'static Rule); 6] = [
         (
             access == Access::Read && path.is_secret(),
             rules::SECRET_READ,
+        ),
+        (
+            access == Access::Read && !path.is_secret() && path.is_system_recon(),
+            rules::SYSTEM_READ,
         ),
         (
             access == Access::Write && path.is_persistence(),

@@ -9,7 +9,7 @@
 use super::input_limits::{
     MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES,
 };
-use super::parser::{Block, Clause, Expr};
+use super::parser::{Block, Clause, Expr, Param};
 use super::scan::{Scanner, Scope};
 use super::value::{Kind, Taint, Value};
 
@@ -17,6 +17,8 @@ use super::value::{Kind, Taint, Value};
 #[derive(Clone)]
 pub struct Function<'a> {
     params: Vec<&'a str>,
+    /// Each parameter's default value, evaluated where the function was defined.
+    defaults: Vec<Option<Value>>,
     body: Body<'a>,
     /// How many scopes were open where it was defined (its lexical environment).
     scope_depth: usize,
@@ -118,11 +120,10 @@ impl<'a> Scanner<'a> {
         self.folder.literal(c.encode_utf8(&mut [0; 4]))
     }
 
-    /// Records a `def` (its body is walked now with unknown parameters) and returns the
-    /// value its name is bound to.
-    pub(super) fn define_function(&mut self, params: Vec<&'a str>, body: Block<'a>) -> Value {
-        let value = self.remember(params.clone(), Body::Block(body));
-        let scope = params.into_iter().map(|p| (p, Value::UNKNOWN)).collect();
+    /// Records a `def` (its body is walked now, each parameter bound to its default or
+    /// unknown) and returns the value its name is bound to.
+    pub(super) fn define_function(&mut self, params: Vec<Param<'a>>, body: Block<'a>) -> Value {
+        let (value, scope) = self.remember(params, Body::Block(body));
         self.scopes.push(scope);
         self.returns.push(Vec::new());
         self.scan_block(body);
@@ -131,29 +132,42 @@ impl<'a> Scanner<'a> {
         value
     }
 
-    /// A `lambda`: its body is evaluated now with unknown parameters.
-    pub(super) fn define_lambda(&mut self, params: Vec<&'a str>, body: Expr<'a>) -> Value {
-        let value = self.remember(params.clone(), Body::Expr(body));
-        let scope = params.into_iter().map(|p| (p, Value::UNKNOWN)).collect();
+    /// A `lambda`: its body is evaluated now with its parameters' defaults or unknown.
+    pub(super) fn define_lambda(&mut self, params: Vec<Param<'a>>, body: Expr<'a>) -> Value {
+        let (value, scope) = self.remember(params, Body::Expr(body));
         self.scopes.push(scope);
         self.eval(body);
         self.scopes.pop();
         value
     }
 
-    fn remember(&mut self, params: Vec<&'a str>, body: Body<'a>) -> Value {
+    /// Evaluates the defaults, records the function, and returns its value and the scope
+    /// its body is first walked in.
+    fn remember(&mut self, params: Vec<Param<'a>>, body: Body<'a>) -> (Value, Scope<'a>) {
+        let defaults: Vec<Option<Value>> = params
+            .iter()
+            .map(|p| p.default.map(|d| self.eval(d)))
+            .collect();
+        let names: Vec<&'a str> = params.iter().map(|p| p.name).collect();
+        let scope = names
+            .iter()
+            .zip(&defaults)
+            .map(|(name, default)| (*name, default.clone().unwrap_or(Value::UNKNOWN)))
+            .collect();
         let Ok(index) = u32::try_from(self.functions.len()) else {
-            return Value::UNKNOWN;
+            return (Value::UNKNOWN, scope);
         };
         self.functions.push(Function {
-            params,
+            params: names,
+            defaults,
             body,
             scope_depth: self.scopes.len(),
         });
-        Value {
+        let value = Value {
             kind: Kind::Function(index),
             taint: Taint::NONE,
-        }
+        };
+        (value, scope)
     }
 
     /// `return value` inside a function being followed.
@@ -179,7 +193,7 @@ impl<'a> Scanner<'a> {
             Some(f) if self.inline_depth < MAX_INLINE_DEPTH && self.has_budget() => f.clone(),
             _ => return Value::unknown(taint),
         };
-        let scope = bind_arguments(&function.params, positional, keywords);
+        let scope = bind_arguments(&function, positional, keywords);
         let outer = self
             .scopes
             .split_off(function.scope_depth.min(self.scopes.len()));
@@ -200,19 +214,23 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// Arguments by position, then by keyword, then the parameter's default.
 fn bind_arguments<'a>(
-    params: &[&'a str],
+    function: &Function<'a>,
     positional: &[Value],
     keywords: &[(Option<&'a str>, Value)],
 ) -> Scope<'a> {
-    params
+    function
+        .params
         .iter()
+        .zip(&function.defaults)
         .enumerate()
-        .map(|(i, name)| {
+        .map(|(i, (name, default))| {
             let by_keyword = keywords.iter().find(|(k, _)| *k == Some(*name));
             let value = positional
                 .get(i)
                 .or(by_keyword.map(|(_, v)| v))
+                .or(default.as_ref())
                 .cloned()
                 .unwrap_or(Value::UNKNOWN);
             (*name, value)

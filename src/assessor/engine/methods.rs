@@ -3,7 +3,7 @@
 //!
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
-use super::calls::{hit, libc_call, text_value, Args};
+use super::calls::{hit, libc_call, send_out, text_value, Args};
 use super::files::path_method;
 use super::findings::Confidence;
 use super::fold;
@@ -33,7 +33,12 @@ pub(super) fn method_call(
         return Value::UNKNOWN;
     }
     if taint.has(Taint::SOCKET) {
+        send_out(s, args, at);
         return socket_method(s, object, method, at);
+    }
+    if taint.has(Taint::NETWORK) {
+        // A client's `post`, `request`, `sendmail`, `storbinary`... sends its arguments.
+        send_out(s, args, at);
     }
     if taint.has(Taint::FOREIGN_PROCESS) {
         if matches!(method, "kill" | "terminate" | "send_signal" | "suspend") {

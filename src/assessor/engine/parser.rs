@@ -179,7 +179,7 @@ pub enum StmtKind<'a> {
     /// `def` or `class`: the name is bound in the enclosing scope, the body runs in its own.
     Def {
         name: &'a str,
-        params: Vec<&'a str>,
+        params: Vec<Param<'a>>,
         body: Block<'a>,
         is_class: bool,
     },
@@ -232,7 +232,7 @@ impl<'a> Stmt<'a> {
             },
             ast::Stmt::FunctionDef(s) => StmtKind::Def {
                 name: s.name.id.as_str(),
-                params: param_names(&s.parameters),
+                params: params(&s.parameters),
                 body: Block(&s.body),
                 is_class: false,
             },
@@ -247,18 +247,14 @@ impl<'a> Stmt<'a> {
         }
     }
 
-    /// Expressions of a `def`/`class` evaluated where it is defined: decorators,
-    /// parameter defaults, base classes.
+    /// Expressions of a `def`/`class` evaluated where it is defined, parameter defaults
+    /// aside (they come with `StmtKind::Def`'s parameters): decorators, base classes.
     pub fn for_each_header_expr(self, mut each: impl FnMut(Expr<'a>)) {
         match self.0 {
             ast::Stmt::FunctionDef(s) => {
                 s.decorator_list
                     .iter()
                     .for_each(|d| each(Expr(&d.expression)));
-                s.parameters
-                    .iter_non_variadic_params()
-                    .filter_map(|p| p.default.as_deref())
-                    .for_each(|d| each(Expr(d)));
             }
             ast::Stmt::ClassDef(s) => {
                 s.decorator_list
@@ -279,10 +275,23 @@ impl<'a> Stmt<'a> {
     }
 }
 
-/// Parameter names in binding order: positional-only, positional, `*args`, keyword-only,
+/// One parameter of a `def` or `lambda`, with its default value if it has one.
+#[derive(Clone, Copy)]
+pub struct Param<'a> {
+    pub name: &'a str,
+    pub default: Option<Expr<'a>>,
+}
+
+/// Parameters in binding order: positional-only, positional, `*args`, keyword-only,
 /// `**kwargs`.
-fn param_names(parameters: &ast::Parameters) -> Vec<&str> {
-    parameters.iter().map(|p| p.name().id.as_str()).collect()
+fn params(parameters: &ast::Parameters) -> Vec<Param<'_>> {
+    parameters
+        .iter()
+        .map(|p| Param {
+            name: p.name().id.as_str(),
+            default: p.default().map(Expr),
+        })
+        .collect()
 }
 
 fn import_name(alias: &ast::Alias) -> ImportName<'_> {
@@ -404,7 +413,7 @@ pub enum ExprKind<'a> {
         clauses: Vec<Clause<'a>>,
     },
     Lambda {
-        params: Vec<&'a str>,
+        params: Vec<Param<'a>>,
         body: Expr<'a>,
     },
     Other,
@@ -487,7 +496,7 @@ impl<'a> Expr<'a> {
                 clauses: clauses(&e.generators),
             },
             ast::Expr::Lambda(e) => ExprKind::Lambda {
-                params: e.parameters.as_deref().map(param_names).unwrap_or_default(),
+                params: e.parameters.as_deref().map(params).unwrap_or_default(),
                 body: Expr(&e.body),
             },
             _ => ExprKind::Other,

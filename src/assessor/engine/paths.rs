@@ -18,20 +18,25 @@ pub struct NormalPath<'p> {
     pub parts: Vec<&'p str>,
 }
 
+/// A relative path that climbs above where it starts (`../etc/passwd`) and then names a
+/// system tree is aimed at that tree (path traversal), so it is read as absolute.
 pub fn normalize(path: &str) -> NormalPath<'_> {
     let path = path.strip_prefix("file://").unwrap_or(path).trim();
     let mut parts: Vec<&str> = Vec::new();
+    let mut climbs = false;
     for part in path.split('/') {
         match part {
             "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
+            ".." => climbs |= parts.pop().is_none(),
             other => parts.push(other),
         }
     }
+    let traversal = climbs
+        && parts
+            .first()
+            .is_some_and(|top| *top != "*" && SYSTEM_TREES.contains(top));
     NormalPath {
-        absolute: path.starts_with('/'),
+        absolute: path.starts_with('/') || traversal,
         parts,
     }
 }
@@ -109,9 +114,37 @@ impl NormalPath<'_> {
                 f.starts_with("credentials") || f.starts_with("application_default")
             })
             || self.starts(&["var", "run", "secrets"])
-            || self
-                .last()
-                .is_some_and(|f| matches!(f, ".netrc" | "_netrc" | ".git-credentials" | ".pgpass"))
+            || self.last().is_some_and(|f| {
+                matches!(f, ".netrc" | "_netrc" | ".git-credentials" | ".pgpass")
+                    || SHELL_HISTORIES.contains(&f)
+            })
+    }
+
+    /// A host file that surveys the system: accounts, authentication and security
+    /// configuration, system logs, kernel state, root's home (system reconnaissance).
+    /// Everyday files a program reads for ordinary reasons (`/etc/hosts`, `/etc/os-release`,
+    /// CA bundles, `/proc/cpuinfo`, its own `/proc/self/...`) are not.
+    pub fn is_system_recon(&self) -> bool {
+        if !self.absolute {
+            return false;
+        }
+        match self.parts.as_slice() {
+            ["etc", rest @ ..] => !rest.is_empty() && !everyday_etc(rest),
+            ["root", _, ..] => true,
+            ["var", "log" | "lib", ..] => {
+                self.parts.len() > 2 && self.parts[1] == "log"
+                    || self
+                        .parts
+                        .get(2)
+                        .is_some_and(|d| matches!(*d, "pam" | "sss" | "samba"))
+            }
+            ["usr", "share", "base-passwd", ..] => true,
+            ["boot", _, ..] => true,
+            ["sys", "kernel" | "firmware", ..] => true,
+            ["proc", file] => !EVERYDAY_PROC.contains(file),
+            ["proc", pid, _] => *pid != "self" && *pid != "thread-self",
+            _ => false,
+        }
     }
 
     /// `~/.ssh/<?>`, `~/.aws/<?>`: a file picked at run time from a directory that holds
@@ -169,6 +202,43 @@ impl NormalPath<'_> {
             || self.starts(&["dev", "mem"])
             || self.starts(&["dev", "kmem"])
             || self.starts(&["proc", "kcore"])
+    }
+}
+
+/// Shell and REPL histories: commands typed with passwords and tokens in them.
+const SHELL_HISTORIES: &[&str] = &[
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".history",
+    ".python_history",
+    ".mysql_history",
+    ".psql_history",
+    ".lesshst",
+];
+
+/// Files of `/proc` that programs read for ordinary reasons (how many cores, how much memory).
+const EVERYDAY_PROC: &[&str] = &[
+    "cpuinfo",
+    "meminfo",
+    "loadavg",
+    "uptime",
+    "stat",
+    "version",
+    "self",
+    "thread-self",
+];
+
+/// Files of `/etc` read for ordinary reasons: name resolution, the OS name, time zone,
+/// MIME types, CA certificates.
+fn everyday_etc(rest: &[&str]) -> bool {
+    match rest {
+        ["hosts" | "hostname" | "resolv.conf" | "os-release" | "lsb-release" | "debian_version"
+        | "localtime" | "mime.types" | "nsswitch.conf" | "protocols" | "services"
+        | "machine-id"] => true,
+        ["ssl", "certs", ..] | ["pki", "tls", "certs", ..] | ["ca-certificates", ..] => true,
+        ["ssl", "cert.pem"] | ["zoneinfo", ..] => true,
+        _ => false,
     }
 }
 
@@ -277,6 +347,36 @@ mod tests {
         assert!(normalize("/proc/1/environ").is_secret());
         assert!(!normalize("~/.ssh/id_rsa.pub").is_secret());
         assert!(!normalize("/etc/passwd").is_secret());
+        assert!(normalize("/home/u/.bash_history").is_secret());
+    }
+
+    #[test]
+    fn host_surveys_are_recon_but_everyday_files_are_not() {
+        // Accounts, logs, kernel state and root's files survey the host; hosts, CA bundles,
+        // cpuinfo and the program's own /proc/self do not.
+        for path in [
+            "/etc/passwd",
+            "/etc/security/limits.conf",
+            "/var/log/wtmp",
+            "/root/.profile",
+            "/proc/1/cmdline",
+            "/sys/kernel/vmcoreinfo",
+            "/tmp/../etc/group",
+            "../../etc/shadow",
+        ] {
+            assert!(normalize(path).is_system_recon(), "{path}");
+        }
+        for path in [
+            "/etc/hosts",
+            "/etc/ssl/certs/ca-certificates.crt",
+            "/proc/cpuinfo",
+            "/proc/self/status",
+            "etc/passwd",
+            "/var/lib/apt/lists",
+            "../data/etc/passwd",
+        ] {
+            assert!(!normalize(path).is_system_recon(), "{path}");
+        }
     }
 
     #[test]

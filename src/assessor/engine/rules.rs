@@ -88,6 +88,8 @@ rules! {
         "Loading libc with ctypes reaches system calls directly, past every Python-level check.";
     CAPABILITIES = "CRD207", High, Privileged, Some("CWE-250"), "Changes process capabilities",
         "prctl and capability tools change what the kernel lets the process do.";
+    SYSTEM_READ = "CRD208", High, Privileged, Some("CWE-497"), "Reads sensitive system files",
+        "Reading account databases, security configuration, system logs, kernel state or root's files surveys the host (system reconnaissance).";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
         "A shell command assembled from run-time values can run anything that value contains.";

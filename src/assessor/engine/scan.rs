@@ -373,7 +373,10 @@ impl<'a> Scanner<'a> {
     /// `value.attr` where `value` is not being called.
     pub fn attribute(&self, value: &Value, attr: &str) -> Value {
         match &value.kind {
-            Kind::Name(name) => self.attribute_of_name(&format!("{name}.{attr}")),
+            // `os.environ.copy` keeps the environment's taint.
+            Kind::Name(name) => self
+                .attribute_of_name(&format!("{name}.{attr}"))
+                .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
             _ => Value::unknown(value.taint),
         }
@@ -384,6 +387,10 @@ impl<'a> Scanner<'a> {
         let name = canonical_name(name);
         if let Some(value) = catalog::constant(&name) {
             return Value::int(value);
+        }
+        if name == "os.environ" || name == "os.environb" {
+            // The whole environment holds whatever secrets the job was given.
+            return Value::name(&name).tainted(Taint::SECRET);
         }
         if let Some(text) = catalog::text_constant(&name) {
             return Value {
@@ -414,6 +421,14 @@ impl<'a> Scanner<'a> {
                     .map_or_else(|| vec![right.clone()], <[Value]>::to_vec);
                 let pieces = super::fold::substitute(text, &args, false);
                 self.folder.join(pieces, taint)
+            }
+            // `"../" * 6`: repetition within the fold limits.
+            (BinOp::Mul, Kind::Text { text, .. }, Kind::Int(n))
+            | (BinOp::Mul, Kind::Int(n), Kind::Text { text, .. })
+                if (0..=64).contains(n) && text.len() * (*n as usize) <= MAX_REPEATED_STR =>
+            {
+                let repeated = text.repeat(*n as usize);
+                self.folder.join([Piece::Known(&repeated)], taint)
             }
             (BinOp::Add, Kind::Seq(a), Kind::Seq(b)) => {
                 self.folder.seq(a.iter().chain(b.iter()).cloned().collect())
@@ -452,6 +467,9 @@ impl<'a> Scanner<'a> {
         }
         let key = self.eval(index);
         match (&container.kind, key.exact_text(), key.as_int()) {
+            (Kind::Name(name), _, _) if name.starts_with("os.environ") => {
+                super::calls::environment_value(Some(&key))
+            }
             (Kind::Name(name), Some(key), _) if &**name == "sys.modules" => {
                 Value::name(&canonical_name(key))
             }
@@ -480,6 +498,9 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
         _ => None,
     }
 }
+
+/// Longest string a repetition (`"ab" * n`) is folded to.
+const MAX_REPEATED_STR: usize = 4096;
 
 /// Most `name.attr` bindings remembered per program.
 const MAX_TRACKED_ATTRIBUTES: usize = 4096;

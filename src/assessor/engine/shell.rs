@@ -22,6 +22,8 @@ pub struct CommandFacts {
     pub mining: bool,
     pub setid_bits: bool,
     pub secret_read: bool,
+    /// Names a sensitive system file (`cat /etc/passwd`).
+    pub system_read: bool,
     pub capabilities: bool,
     pub network: bool,
     /// `curl ... | sh`, `wget -O f ... && ./f` and the like.
@@ -381,6 +383,7 @@ impl<'t> Simple<'t> {
             // `-F file=@/etc/shadow`, `--data-binary @~/.ssh/id_rsa`: the file after `@`/`=`.
             let attached = word.rsplit(['@', '=']).next().unwrap_or(word);
             facts.secret_read |= normalize(word).is_secret() || normalize(attached).is_secret();
+            facts.system_read |= normalize(word).is_system_recon();
             facts.escape |= mentions_escape(word);
         }
     }

@@ -46,9 +46,12 @@ impl Taint {
     pub const LISTING: Taint = Taint(1 << 11);
     /// A process (or processes) this program did not start (`psutil.process_iter()`).
     pub const FOREIGN_PROCESS: Taint = Taint(1 << 12);
+    /// A credential from one environment variable whose name says so (`*_TOKEN`).
+    pub const CREDENTIAL: Taint = Taint(1 << 13);
 
     /// Taint that flows through data transformations (not object identity).
-    const DATA: Taint = Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0);
+    const DATA: Taint =
+        Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0);
 
     pub fn has(self, other: Taint) -> bool {
         self.0 & other.0 != 0
@@ -180,9 +183,9 @@ impl Value {
     /// of a process listing; otherwise an unknown value with the data taint.
     pub fn element(&self) -> Value {
         let taint = self.deep_taint();
-        let kept = taint.data().with(Taint(
-            taint.0 & (Taint::FOREIGN_PROCESS.0 | Taint::PATH.0 | Taint::SECRET.0),
-        ));
+        let kept = taint
+            .data()
+            .with(Taint(taint.0 & (Taint::FOREIGN_PROCESS.0 | Taint::PATH.0)));
         match &self.kind {
             Kind::Text { text, .. } if self.taint.has(Taint::LISTING) => Value {
                 kind: Kind::Text {

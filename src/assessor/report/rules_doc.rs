@@ -40,6 +40,11 @@ const READING: &str = "## How programs are read
   argv lists are quoted as a shell would see them. Files a line downloads (`wget -O`,
   `curl -o`) and later runs or makes executable are download-and-execute; a pipeline joining
   an interactive shell and `nc`/`socat` is a reverse shell.
+- Secrets are followed as data: a value read from a credential or a sensitive system file,
+  the whole environment (`os.environ`, its copies) or an environment variable whose name
+  says it is a credential, reaching a call that leaves the machine (HTTP clients, sockets,
+  DNS lookups, SMTP/FTP, a `curl` command line) is exfiltration. Function parameters take
+  their default values when a call leaves them out.
 - Capabilities combine (GuardDog-style): a credential read plus any network use is
   exfiltration, a connected socket plus a shell wired to it is a reverse shell, a downloaded
   file that is later run is download-and-execute.
@@ -53,8 +58,8 @@ const GAPS: &str = "## Known gaps
   instances are not followed into them.
 - Dictionaries are not folded, so code strings kept in a dict and `eval`ed are MEDIUM
   (run-time code) rather than analysed.
-- Environment-variable secrets (`os.environ[\"AWS_SECRET_ACCESS_KEY\"]`) are not yet part of
-  the exfiltration rule.
+- A credential from an environment variable sent in `headers`/`auth` is taken as the program
+  authenticating itself, not as exfiltration.
 ";
 
 /// The whole of `docs/rules.md`.

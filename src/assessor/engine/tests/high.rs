@@ -97,3 +97,20 @@ fn capabilities() {
         "import os\nos.system('setcap cap_net_raw+ep /tmp/x')\n",
     );
 }
+
+#[test]
+fn reading_sensitive_system_files_is_high() {
+    // Accounts, logs, root's files and relative climbs to /etc are reconnaissance; the
+    // everyday files are not.
+    level(Level::High, "print(open('/etc/passwd').read())\n");
+    level(Level::High, "print(open('../../etc/passwd').read())\n");
+    level(
+        Level::High,
+        "import shutil\nshutil.copy('/var/log/auth.log', 'out.txt')\n",
+    );
+    level(Level::High, "import os\nos.system('cat /etc/group')\n");
+    level(
+        Level::Low,
+        "print(open('/etc/hosts').read(), open('/proc/cpuinfo').read())\n",
+    );
+}
