@@ -65,7 +65,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         }
         _ => s.eval(func),
     };
-    let mut args = Args {
+    let args = Args {
         positional: call.args().iter().map(|e| s.eval(e)).collect(),
         keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
     };
@@ -73,20 +73,97 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
     if let Some((object, attr)) = receiver {
         return method_call(s, &object, attr, &args, at);
     }
+    call_value(s, &callee, args, at)
+}
+
+/// Calls whatever `callee` stands for: a partial, a method caller, a known API, one of the
+/// program's functions. Used for direct calls and for calls reached indirectly (thread
+/// targets, executors, `map`, `__reduce__`).
+pub(super) fn call_value<'a>(
+    s: &mut Scanner<'a>,
+    callee: &Value,
+    mut args: Args<'a>,
+    at: u32,
+) -> Value {
     // `functools.partial(f, a)(b)` calls `f(a, b)`.
     let callee = match &callee.kind {
         Kind::Partial(partial) => {
             let (function, bound) = &**partial;
+            // `operator.methodcaller("system", "id")(os)` calls `os.system("id")`.
+            if let Some(method) = function
+                .qualified_name()
+                .and_then(|n| n.strip_prefix(METHOD_CALLER))
+            {
+                let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+                let method = method.to_string();
+                let args = Args {
+                    positional: bound.clone(),
+                    keywords: Vec::new(),
+                };
+                return call_method(s, &object, &method, args, at);
+            }
             args.positional.splice(0..0, bound.iter().cloned());
             function.clone()
         }
-        _ => callee,
+        _ => callee.clone(),
     };
     let api = callee.qualified_name().and_then(catalog::api);
     match api {
         Some(api) => apply(s, api, &args, at),
-        None => plain_call(s, &callee, &args),
+        None => plain_call(s, &callee, &args, at),
     }
+}
+
+/// `object.method(args)` for an object known only as a value.
+fn call_method<'a>(
+    s: &mut Scanner<'a>,
+    object: &Value,
+    method: &str,
+    args: Args<'a>,
+    at: u32,
+) -> Value {
+    if object.qualified_name().is_some() {
+        let callee = s.attribute(object, method);
+        return call_value(s, &callee, args, at);
+    }
+    method_call(s, object, method, &args, at)
+}
+
+/// Most items of a known list that `map(f, items)` calls `f` on one by one.
+const MAX_MAPPED_ITEMS: usize = 16;
+
+/// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
+const METHOD_CALLER: &str = "operator.methodcaller:";
+
+/// Whether a value can be called for an effect the rules see.
+pub(super) fn is_callable(value: &Value) -> bool {
+    match &value.kind {
+        Kind::Function(_) | Kind::Partial(_) => true,
+        Kind::Name(name) => catalog::api(name).is_some(),
+        _ => false,
+    }
+}
+
+/// `Thread(target=f, args=(a,))`, `executor.submit(f, a)`, `map(f, items)`: calls `f`
+/// with the arguments given (a list of items stands for one of its elements).
+pub(super) fn call_indirect<'a>(
+    s: &mut Scanner<'a>,
+    target: &Value,
+    positional: Vec<Value>,
+    at: u32,
+) -> Value {
+    if !is_callable(target) {
+        return Value::unknown(
+            positional
+                .iter()
+                .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data())),
+        );
+    }
+    let args = Args {
+        positional,
+        keywords: Vec::new(),
+    };
+    call_value(s, target, args, at)
 }
 
 /// `functools.partial(f, args...)`: remembers `f` and the arguments; a partial of a
@@ -131,7 +208,12 @@ pub(super) fn text_value(s: &mut Scanner<'_>, text: &str, taint: Taint) -> Value
 
 /// A call to something the catalog does not know: builtins that pass text through, or
 /// an unknown function whose result carries its inputs' data taint.
-pub(super) fn plain_call<'a>(s: &mut Scanner<'a>, callee: &Value, args: &Args<'a>) -> Value {
+pub(super) fn plain_call<'a>(
+    s: &mut Scanner<'a>,
+    callee: &Value,
+    args: &Args<'a>,
+    at: u32,
+) -> Value {
     if let Kind::Function(index) = callee.kind {
         return s.call_function(index, &args.positional, &args.keywords);
     }
@@ -142,6 +224,22 @@ pub(super) fn plain_call<'a>(s: &mut Scanner<'a>, callee: &Value, args: &Args<'a
         }
         (Some("builtins.str" | "builtins.bytes" | "builtins.bytearray"), Some(first)) => {
             first.clone()
+        }
+        (Some("builtins.map" | "builtins.filter"), Some(function))
+            if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
+        {
+            let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
+            match items.items().filter(|list| list.len() <= MAX_MAPPED_ITEMS) {
+                Some(list) => {
+                    for item in list.to_vec() {
+                        call_indirect(s, function, vec![item], at);
+                    }
+                }
+                None => {
+                    call_indirect(s, function, vec![items.element()], at);
+                }
+            }
+            Value::UNKNOWN
         }
         (Some("builtins.map"), Some(function)) => map_call(s, function, args.positional.get(1)),
         (Some("builtins.ord"), Some(first)) => match first.exact_text().map(str::chars) {
@@ -328,6 +426,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::Deserialize => {
             hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            if let Some(payload) = args.positional.first().and_then(Value::exact_text) {
+                if payload_runs_code(payload) {
+                    hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+                }
+            }
             if taint.has(Taint::NETWORK) {
                 // Unpickling network data runs whatever the server sends.
                 hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
@@ -381,6 +484,35 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
         Api::Walk => walk(s, args.get(0, "top")),
         Api::Partial => partial(args),
+        Api::MethodCaller => match args.positional.split_first() {
+            Some((name, bound)) => match name.exact_text() {
+                Some(method) => Value {
+                    kind: Kind::Partial(std::rc::Rc::new((
+                        Value::name(&format!("{METHOD_CALLER}{method}")),
+                        bound.to_vec(),
+                    ))),
+                    taint: Taint::NONE,
+                },
+                None => Value::UNKNOWN,
+            },
+            None => Value::UNKNOWN,
+        },
+        Api::CallsTarget { target, args: from } => {
+            let function = args.keyword("target").or(args.positional.get(target));
+            let given = args.keyword("args").or(args.positional.get(from)).cloned();
+            if let Some(function) = function.cloned() {
+                let positional = match given {
+                    // `atexit.register(f, *args)`: the arguments follow the function.
+                    _ if from == 0 => args.positional.iter().skip(target + 1).cloned().collect(),
+                    Some(list) => list
+                        .items()
+                        .map_or_else(|| vec![list.clone()], <[Value]>::to_vec),
+                    None => Vec::new(),
+                };
+                call_indirect(s, &function, positional, at);
+            }
+            Value::UNKNOWN
+        }
         Api::ProcessList => Value::unknown(Taint::FOREIGN_PROCESS),
         Api::ProcessHandle => match args.get(0, "pid") {
             Some(pid) if !pid.taint.has(Taint::OWN_PID) => Value::unknown(Taint::FOREIGN_PROCESS),
@@ -483,6 +615,50 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
     }
 }
 
+/// Whether a constant pickle imports something that runs code or commands when loaded.
+/// The text is tried as the bytes it was written as (Latin-1 for non-UTF-8 literals) and
+/// as UTF-8.
+fn payload_runs_code(payload: &str) -> bool {
+    let latin1: Option<Vec<u8>> = payload
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect();
+    let candidates = latin1.into_iter().chain([payload.as_bytes().to_vec()]);
+    candidates
+        .flat_map(|bytes| super::pickle::globals(&bytes))
+        .any(|global| {
+            matches!(
+                catalog::api(&canonical_name(&global)),
+                Some(
+                    Api::Shell
+                        | Api::Process
+                        | Api::ExecProgram
+                        | Api::PtySpawn
+                        | Api::CodeExec
+                        | Api::RunPath
+                        | Api::ImportByName { .. }
+                        | Api::GetAttr
+                        | Api::LoadLibrary
+                        | Api::Remove
+                        | Api::Kill
+                )
+            )
+        })
+}
+
+/// Bytes as text: UTF-8 when they are, otherwise one character per byte (Latin-1), so
+/// binary payloads (pickles) keep every byte.
+pub(super) fn bytes_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(_) => bytes
+            .iter()
+            .map(|b| char::from(*b))
+            .collect::<String>()
+            .into(),
+    }
+}
+
 /// `runpy.run_path(p)` and friends.
 pub(super) fn run_file(s: &mut Scanner<'_>, path: &Value, at: u32) {
     match path.text() {
@@ -531,7 +707,15 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     match (name.and_then(Value::exact_text), object.qualified_name()) {
         (Some(attr), Some(_)) => s.attribute(&object, attr),
         (Some(attr), None) if object.taint.has(Taint::LIBC) => {
-            libc_call(s, attr, at);
+            libc_call(
+                s,
+                attr,
+                &Args {
+                    positional: Vec::new(),
+                    keywords: Vec::new(),
+                },
+                at,
+            );
             Value::unknown(object.taint)
         }
         (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
@@ -557,9 +741,12 @@ pub(super) fn decode(s: &mut Scanner<'_>, args: &Args<'_>, taint: Taint) -> Valu
         (Some(text), None) => fold::hex_decode(text).or_else(|| fold::base64_decode(text)),
         _ => None,
     };
-    match decoded.map(String::from_utf8) {
-        Some(Ok(text)) => text_value(s, &text, taint.with(Taint::DECODED)),
-        _ => Value::unknown(taint.with(Taint::DECODED)),
+    match decoded {
+        Some(bytes) => {
+            let text = bytes_text(&bytes).into_owned();
+            text_value(s, &text, taint.with(Taint::DECODED))
+        }
+        None => Value::unknown(taint.with(Taint::DECODED)),
     }
 }
 
@@ -580,8 +767,18 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
     Value::unknown(Taint::NATIVE_LIB)
 }
 
-pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, at: u32) {
+pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
     let rule = match function {
+        "system" | "popen" => {
+            // `CDLL("libc.so.6").system(b"...")` is `os.system` by another door.
+            run_command(s, args.positional.first(), true, at);
+            return;
+        }
+        "execv" | "execve" | "execvp" | "execl" | "execlp" | "posix_spawn" => {
+            let command = exec_program_argv(s, args);
+            run_command(s, Some(&command), false, at);
+            return;
+        }
         "setuid" | "setgid" | "seteuid" | "setegid" | "setreuid" | "setregid" | "setresuid"
         | "setresgid" | "setgroups" => rules::SET_ID,
         "prctl" | "capset" => rules::CAPABILITIES,

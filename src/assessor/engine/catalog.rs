@@ -82,6 +82,15 @@ pub enum Api {
     ProcessHandle,
     /// `functools.partial`: a function with some arguments already bound.
     Partial,
+    /// `operator.methodcaller(name, args...)`: calls `name` on what it is given.
+    MethodCaller,
+    /// Calls the function in argument `target` (or `target=`) with the argument list in
+    /// argument `args` (or `args=`): threads, processes, timers. `args: 0` means the
+    /// arguments follow the function (`atexit.register(f, *args)`).
+    CallsTarget {
+        target: usize,
+        args: usize,
+    },
 }
 
 /// The name a module is known by here: platform aliases collapse onto their portable name.
@@ -211,7 +220,15 @@ pub fn api(name: &str) -> Option<Api> {
         "os.walk" => Walk,
         "psutil.process_iter" | "psutil.pids" => ProcessList,
         "psutil.Process" => ProcessHandle,
-        "functools.partial" => Partial,
+        "functools.partial" | "functools.partialmethod" => Partial,
+        "operator.methodcaller" => MethodCaller,
+        "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
+            CallsTarget { target: 1, args: 3 }
+        }
+        "threading.Timer" => CallsTarget { target: 1, args: 2 },
+        "atexit.register" | "_thread.start_new_thread" | "signal.signal" => {
+            CallsTarget { target: 0, args: 0 }
+        }
         "http.client.HTTPConnection"
         | "http.client.HTTPSConnection"
         | "ftplib.FTP"

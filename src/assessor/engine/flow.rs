@@ -122,14 +122,18 @@ impl<'a> Scanner<'a> {
 
     /// Records a `def` (its body is walked now, each parameter bound to its default or
     /// unknown) and returns the value its name is bound to.
-    pub(super) fn define_function(&mut self, params: Vec<Param<'a>>, body: Block<'a>) -> Value {
+    pub(super) fn define_function(
+        &mut self,
+        params: Vec<Param<'a>>,
+        body: Block<'a>,
+    ) -> (Value, Vec<Value>) {
         let (value, scope) = self.remember(params, Body::Block(body));
         self.scopes.push(scope);
         self.returns.push(Vec::new());
         self.scan_block(body);
-        self.returns.pop();
+        let returned = self.returns.pop().unwrap_or_default();
         self.scopes.pop();
-        value
+        (value, returned)
     }
 
     /// A `lambda`: its body is evaluated now with its parameters' defaults or unknown.

@@ -9,8 +9,19 @@ use super::value::{piece, Piece, Value};
 /// Fills `%s`-style or `{}`-style placeholders with the given values, in order; values
 /// that are not known text become unknown parts.
 pub fn substitute<'v>(template: &'v str, args: &'v [Value], braces: bool) -> Vec<Piece<'v>> {
+    substitute_named(template, args, &[], braces)
+}
+
+/// `substitute`, with `{name}`, `{0}` and `{name!r}` placeholders of `str.format` taken
+/// from the keyword or positional arguments (`!r` quotes known text as `repr` would).
+pub fn substitute_named<'v>(
+    template: &'v str,
+    args: &'v [Value],
+    named: &'v [(&'v str, Value)],
+    braces: bool,
+) -> Vec<Piece<'v>> {
     let mut pieces = Vec::new();
-    let mut args = args.iter();
+    let mut next = args.iter();
     let mut rest = template;
     while let Some(start) = rest.find(if braces { '{' } else { '%' }) {
         pieces.push(Piece::Known(&rest[..start]));
@@ -27,13 +38,28 @@ pub fn substitute<'v>(template: &'v str, args: &'v [Value], braces: bool) -> Vec
                 .find(|c: char| c.is_ascii_alphabetic())
                 .map_or(after.len(), |e| e + 1)
         };
-        pieces.push(args.next().map_or(Piece::Unknown, |value| {
-            if value.as_int().is_some() {
-                Piece::Unknown
-            } else {
-                piece(value)
+        let field = &after[..end.saturating_sub(1)];
+        let (key, conversion) = match field.split_once('!') {
+            Some((key, conversion)) => (key, conversion.chars().next()),
+            None => (field.split(':').next().unwrap_or(""), None),
+        };
+        let key = key.split(':').next().unwrap_or("");
+        let value = if !braces || key.is_empty() {
+            next.next()
+        } else if let Ok(index) = key.parse::<usize>() {
+            args.get(index)
+        } else {
+            named.iter().find(|(name, _)| *name == key).map(|(_, v)| v)
+        };
+        match (value, conversion) {
+            (Some(value), Some('r')) if value.exact_text().is_some() => {
+                pieces.push(Piece::Known("'"));
+                pieces.push(piece(value));
+                pieces.push(Piece::Known("'"));
             }
-        }));
+            (Some(value), _) if value.as_int().is_none() => pieces.push(piece(value)),
+            _ => pieces.push(Piece::Unknown),
+        }
         rest = &after[end..];
     }
     pieces.push(Piece::Known(rest));
@@ -118,5 +144,19 @@ mod tests {
         assert_eq!(value.exact_text(), Some("rm -rf /"));
         let value = folder.join(substitute("echo {} {}", &[], true), Default::default());
         assert_eq!(value.exact_text(), None);
+        let named = [
+            ("fn", folder.literal("popen")),
+            ("arg", folder.literal("ls")),
+        ];
+        let value = folder.join(
+            substitute_named(
+                "os.{fn}({arg!r}) {0}",
+                std::slice::from_ref(&slash),
+                &named,
+                true,
+            ),
+            Default::default(),
+        );
+        assert_eq!(value.exact_text(), Some("os.popen('ls') /"));
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
-use super::calls::{hit, libc_call, send_out, text_value, Args};
+use super::calls::{call_indirect, hit, is_callable, libc_call, send_out, text_value, Args};
 use super::files::path_method;
 use super::findings::Confidence;
 use super::fold;
@@ -47,8 +47,11 @@ pub(super) fn method_call(
         return Value::unknown(taint);
     }
     if taint.has(Taint::LIBC) {
-        libc_call(s, method, at);
+        libc_call(s, method, args, at);
         return Value::unknown(taint);
+    }
+    if let Some(value) = scheduled_call(s, method, args, at) {
+        return value;
     }
     if let Kind::Text { .. } = object.kind {
         if let Some(value) = text_method(s, object, method, args) {
@@ -56,6 +59,46 @@ pub(super) fn method_call(
         }
     }
     Value::unknown(taint.data().with(args.data_taint()))
+}
+
+/// `executor.submit(f, a)`, `pool.map(f, items)`, `loop.call_soon(f, a)`: the function
+/// is called with the arguments that follow it (an element of them for the `map`s).
+fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -> Option<Value> {
+    let maps = matches!(
+        method,
+        "map" | "starmap" | "imap" | "imap_unordered" | "map_async" | "starmap_async"
+    );
+    let schedules = matches!(
+        method,
+        "submit"
+            | "apply"
+            | "apply_async"
+            | "run_in_executor"
+            | "call_soon"
+            | "call_later"
+            | "call_soon_threadsafe"
+            | "spawn"
+            | "run"
+    );
+    if !(maps || schedules) {
+        return None;
+    }
+    let position = args.positional.iter().position(is_callable)?;
+    let target = args.positional[position].clone();
+    let rest = &args.positional[position + 1..];
+    let positional = match (maps, rest.first()) {
+        (true, Some(items)) => vec![items.element()],
+        (true, None) => Vec::new(),
+        (false, _) => match (method, rest.first()) {
+            // `pool.apply_async(f, (a, b))` takes the arguments as one tuple.
+            ("apply" | "apply_async", Some(tuple)) => tuple
+                .items()
+                .map_or_else(|| vec![tuple.clone()], <[Value]>::to_vec),
+            _ => rest.to_vec(),
+        },
+    };
+    call_indirect(s, &target, positional, at);
+    Some(Value::UNKNOWN)
 }
 
 pub(super) fn socket_method(s: &mut Scanner<'_>, object: &Value, method: &str, at: u32) -> Value {
@@ -98,7 +141,12 @@ pub(super) fn text_method(
             s.folder.join(pieces, taint)
         }
         "format" => {
-            let pieces = fold::substitute(text, &args.positional, true);
+            let named: Vec<(&str, Value)> = args
+                .keywords
+                .iter()
+                .filter_map(|(k, v)| k.map(|k| (k, v.clone())))
+                .collect();
+            let pieces = fold::substitute_named(text, &args.positional, &named, true);
             s.folder.join(pieces, taint)
         }
         "replace" => {

@@ -12,7 +12,7 @@
 //! - `value`: what is known about a value: dotted name, folded text, taint.
 //! - `fold`: `%`/`format` substitution and hex/base64/rot13 decoding of constants.
 //! - `catalog`: which library names are which APIs; module aliases; constants.
-//! - `shell`: what a shell command line does.
+//! - `shell`: what a shell command line does; `pickle`: what a constant pickle imports.
 //! - `paths`, `indicators`: system, secret, persistence and escape paths; indicator strings.
 //! - `combine`: rules that need two capabilities together (reverse shell, exfiltration).
 //! - [`rules`]: the rule table, as data (`docs/rules.md` is written from it).
@@ -31,6 +31,7 @@ pub(crate) mod input_limits;
 mod methods;
 mod parser;
 mod paths;
+mod pickle;
 mod pipeline;
 pub(crate) mod policy;
 mod process_calls;

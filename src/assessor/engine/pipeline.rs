@@ -4,7 +4,7 @@
 //! The public entry point of the assessor library; the actor calls it per job. It never
 //! panics to its caller: a panic inside the analysis becomes a HIGH finding.
 
-use crate::protocol::assessor::{Assessment, Origin};
+use crate::protocol::assessor::{Assessment, Level, Origin};
 
 use super::combine::combine;
 use super::findings::{self, Confidence, Hit, Hits};
@@ -119,9 +119,17 @@ fn analyse_nested(code: &str, at: u32, level: u32, run: &mut Run) -> Vec<Hit> {
         return vec![hit(rules::DYNAMIC_CODE, at)];
     }
     run.nested_budget -= code.len();
-    analyse(code, level + 1, run)
+    let mut hits: Vec<Hit> = analyse(code, level + 1, run)
         .into_iter()
         .filter(|h| h.rule.id != rules::SYNTAX_ERROR.id)
         .map(|h| Hit { at, ..h })
-        .collect()
+        .collect();
+    let hides_a_call = hits.iter().any(|h| {
+        h.rule.class == rules::Class::Behavioural
+            && (h.rule.severity >= Level::Medium || h.rule.id == rules::SUBPROCESS.id)
+    });
+    if hides_a_call {
+        hits.push(hit(rules::HIDDEN_CALL, at));
+    }
+    hits
 }

@@ -90,6 +90,8 @@ rules! {
         "prctl and capability tools change what the kernel lets the process do.";
     SYSTEM_READ = "CRD208", High, Privileged, Some("CWE-497"), "Reads sensitive system files",
         "Reading account databases, security configuration, system logs, kernel state or root's files surveys the host (system reconnaissance).";
+    HIDDEN_CALL = "CRD209", High, Behavioural, Some("CWE-95"), "Call hidden in evaluated code",
+        "A string handed to exec or eval that starts programs, opens connections or imports by name hides that call from anyone reading the program.";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
         "A shell command assembled from run-time values can run anything that value contains.";

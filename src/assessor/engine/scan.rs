@@ -149,7 +149,10 @@ impl<'a> Scanner<'a> {
                     self.scan_block(body);
                     self.scopes.pop();
                 } else {
-                    let value = self.define_function(params, body);
+                    let (value, returned) = self.define_function(params, body);
+                    if name == "__reduce__" || name == "__reduce_ex__" {
+                        self.reduce_gadget(&returned, stmt.start());
+                    }
                     self.bind(name, value);
                 }
             }
@@ -261,7 +264,7 @@ impl<'a> Scanner<'a> {
             }
             ExprKind::Call(call) => super::calls::eval_call(self, call, expr.start()),
             ExprKind::Str(text) => self.literal(text, expr.start()),
-            ExprKind::Bytes(bytes) => self.literal(&String::from_utf8_lossy(&bytes), expr.start()),
+            ExprKind::Bytes(bytes) => self.literal(&super::calls::bytes_text(&bytes), expr.start()),
             ExprKind::Int(Some(value)) => Value::int(value),
             ExprKind::Int(None) => Value::UNKNOWN,
             ExprKind::Bool(value) => Value::int(value as i64),
@@ -292,6 +295,36 @@ impl<'a> Scanner<'a> {
             ExprKind::Comprehension { element, clauses } => self.comprehension(element, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
             ExprKind::Slice { .. } | ExprKind::Other => self.eval_children(expr),
+        }
+    }
+
+    /// `__reduce__` returning `(callable, args)`: unpickling the object makes that call, so
+    /// it is followed as a call, and a dangerous callable is a payload in disguise.
+    fn reduce_gadget(&mut self, returned: &[Value], at: u32) {
+        for value in returned {
+            let Some([callee, args, ..]) = value.items() else {
+                continue;
+            };
+            if !super::calls::is_callable(callee) {
+                continue;
+            }
+            let positional = args
+                .items()
+                .map_or_else(|| vec![args.clone()], <[Value]>::to_vec);
+            let runs_code = callee
+                .qualified_name()
+                .and_then(catalog::api)
+                .is_some_and(|api| {
+                    use catalog::Api::*;
+                    matches!(
+                        api,
+                        Shell | Process | ExecProgram | PtySpawn | CodeExec | RunPath
+                    )
+                });
+            if runs_code {
+                self.hits.add(rules::DECODE_EXECUTE, at, Confidence::Medium);
+            }
+            super::calls::call_indirect(self, callee, positional, at);
         }
     }
 

@@ -34,7 +34,15 @@ const READING: &str = "## How programs are read
   (three calls deep), so `def wipe(p): shutil.rmtree(p)` then `wipe(\"/etc\")` is seen.
 - Data is tracked from decoders, network reads and credential files into `exec`, `eval`,
   `compile`, commands and file writes. Constant strings given to `exec`/`eval`, and the code
-  of `python -c CODE`, are analysed as Python themselves (two levels deep).
+  of `python -c CODE`, are analysed as Python themselves (two levels deep); one that starts a
+  program, opens a connection or imports by name is at least HIGH (CRD209).
+- Calls reached indirectly are calls: `threading.Thread`/`multiprocessing.Process` targets,
+  executors' `submit`/`map`, `map(f, ...)`, `operator.methodcaller`, `functools.partial`,
+  `atexit.register`, libc's `system` through ctypes, and the `(callable, args)` a class's
+  `__reduce__` returns.
+- Constant pickles given to `pickle.loads` are disassembled (opcodes only, never run): one
+  whose `GLOBAL`/`STACK_GLOBAL` imports `os.system`, `subprocess.*`, `eval`/`exec` and the
+  like is decode-then-execute.
 - Shell command lines (from `os.system`, `subprocess`, `os.exec*`, `pty.spawn`, `pexpect`)
   are split into pipelines and commands, looking through `sudo`, `env`, `nohup` and `sh -c`;
   argv lists are quoted as a shell would see them. Files a line downloads (`wget -O`,

