@@ -71,7 +71,13 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
     };
     check_argument_text(s, &args, at);
     if let Some((object, attr)) = receiver {
+        s.note_call_in_loop(attr, at);
         return method_call(s, &object, attr, &args, at);
+    }
+    match (&callee.kind, func.kind()) {
+        (Kind::Name(name), _) => s.note_call_in_loop(&name.clone(), at),
+        (_, ExprKind::Attribute { attr, .. }) => s.note_call_in_loop(attr, at),
+        _ => {}
     }
     call_value(s, &callee, args, at)
 }
@@ -484,6 +490,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
         Api::Walk => walk(s, args.get(0, "top")),
         Api::Partial => partial(args),
+        // `getsitepackages()` is a list and `get_paths()` a mapping: a listing whose
+        // elements are that directory.
+        Api::SitePackages => text_value(s, "/usr/lib/\u{FFFD}/site-packages", Taint::LISTING),
         Api::MethodCaller => match args.positional.split_first() {
             Some((name, bound)) => match name.exact_text() {
                 Some(method) => Value {
@@ -609,6 +618,15 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
         "COOKIE",
     ];
     let name = key.and_then(Value::exact_text).map(str::to_ascii_uppercase);
+    if name.as_deref() == Some("HOME") {
+        return Value {
+            kind: Kind::Text {
+                text: "~".into(),
+                exact: true,
+            },
+            taint: Taint::NONE,
+        };
+    }
     match name {
         Some(name) if MARKERS.iter().any(|m| name.contains(m)) => Value::unknown(Taint::CREDENTIAL),
         _ => Value::UNKNOWN,

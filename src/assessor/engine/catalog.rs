@@ -82,6 +82,8 @@ pub enum Api {
     ProcessHandle,
     /// `functools.partial`: a function with some arguments already bound.
     Partial,
+    /// The site-packages directory (or a list or mapping of such directories).
+    SitePackages,
     /// `operator.methodcaller(name, args...)`: calls `name` on what it is given.
     MethodCaller,
     /// Calls the function in argument `target` (or `target=`) with the argument list in
@@ -221,6 +223,11 @@ pub fn api(name: &str) -> Option<Api> {
         "psutil.process_iter" | "psutil.pids" => ProcessList,
         "psutil.Process" => ProcessHandle,
         "functools.partial" | "functools.partialmethod" => Partial,
+        "site.getsitepackages"
+        | "site.getusersitepackages"
+        | "sysconfig.get_path"
+        | "sysconfig.get_paths"
+        | "distutils.sysconfig.get_python_lib" => SitePackages,
         "operator.methodcaller" => MethodCaller,
         "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
             CallsTarget { target: 1, args: 3 }
@@ -303,8 +310,19 @@ pub fn constant(name: &str) -> Option<i64> {
     Some(match name {
         "stat.S_ISUID" => 0o4000,
         "stat.S_ISGID" => 0o2000,
-        "stat.S_IXUSR" => 0o100,
+        "stat.S_ISVTX" => 0o1000,
         "stat.S_IRWXU" => 0o700,
+        "stat.S_IRUSR" => 0o400,
+        "stat.S_IWUSR" => 0o200,
+        "stat.S_IXUSR" => 0o100,
+        "stat.S_IRWXG" => 0o070,
+        "stat.S_IRGRP" => 0o040,
+        "stat.S_IWGRP" => 0o020,
+        "stat.S_IXGRP" => 0o010,
+        "stat.S_IRWXO" => 0o007,
+        "stat.S_IROTH" => 0o004,
+        "stat.S_IWOTH" => 0o002,
+        "stat.S_IXOTH" => 0o001,
         "signal.SIGKILL" => 9,
         "signal.SIGTERM" => 15,
         "signal.SIGSTOP" => 19,
@@ -322,6 +340,8 @@ pub fn constant(name: &str) -> Option<i64> {
 pub fn text_constant(name: &str) -> Option<&'static str> {
     match name {
         "os.sep" | "os.path.sep" => Some("/"),
+        // Where `.pth` files and `sitecustomize` go; the exact directory varies.
+        "site.USER_SITE" => Some("~/.local/lib/\u{FFFD}/site-packages"),
         "sys.executable" => Some("python3"),
         _ => None,
     }

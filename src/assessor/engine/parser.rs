@@ -184,6 +184,12 @@ pub enum StmtKind<'a> {
         is_class: bool,
     },
     Return(Option<Expr<'a>>),
+    While {
+        test: Expr<'a>,
+        body: Block<'a>,
+        orelse: Block<'a>,
+    },
+    Break,
     Other,
 }
 
@@ -243,6 +249,12 @@ impl<'a> Stmt<'a> {
                 is_class: true,
             },
             ast::Stmt::Return(s) => StmtKind::Return(s.value.as_deref().map(Expr)),
+            ast::Stmt::While(s) => StmtKind::While {
+                test: Expr(&s.test),
+                body: Block(&s.body),
+                orelse: Block(&s.orelse),
+            },
+            ast::Stmt::Break(_) => StmtKind::Break,
             _ => StmtKind::Other,
         }
     }

@@ -70,8 +70,12 @@ impl NormalPath<'_> {
         self.absolute && self.parts.starts_with(prefix)
     }
 
-    /// `/`, `/*`, or anything under a system tree (scratch areas excepted).
+    /// `/`, `/*`, anything under a system tree (scratch areas excepted), or the home
+    /// directory itself or every entry of it (`~`, `~/*`, `Path.home().iterdir()`).
     pub fn is_destructive_target(&self) -> bool {
+        if let ["~"] | ["~", "*" | UNKNOWN_PART_STR] = self.parts.as_slice() {
+            return !self.absolute;
+        }
         if !self.absolute {
             return false;
         }
@@ -179,6 +183,7 @@ impl NormalPath<'_> {
         ];
         let etc_dir = |dir: &str| self.parts.len() > 2 && self.starts(&["etc", dir]);
         self.last().is_some_and(|f| RC_FILES.contains(&f))
+            || self.is_startup_hook()
             || self.starts(&["etc", "profile"])
             || etc_dir("profile.d")
             || etc_dir("init.d")
@@ -190,6 +195,22 @@ impl NormalPath<'_> {
             || self.starts(&["usr", "lib", "systemd"])
             || self.has_pair("systemd", |f| f == "user")
             || self.has_pair(".config", |f| f == "autostart")
+    }
+
+    /// Files every Python start reads: a `.pth` file or `sitecustomize.py` in
+    /// site-packages (or in a directory only known at run time) runs code in every later
+    /// interpreter.
+    fn is_startup_hook(&self) -> bool {
+        let [.., dir, file] = self.parts.as_slice() else {
+            return false;
+        };
+        let hook =
+            file.ends_with(".pth") || matches!(*file, "sitecustomize.py" | "usercustomize.py");
+        hook && (dir.contains(UNKNOWN_PART)
+            || self
+                .parts
+                .iter()
+                .any(|p| matches!(*p, "site-packages" | "dist-packages")))
     }
 
     /// Files that only matter for breaking out of a container.
@@ -337,6 +358,9 @@ mod tests {
         assert!(!normalize("/tmp/x").is_destructive_target());
         assert!(!normalize("/var/tmp/x").is_destructive_target());
         assert!(!normalize("data/out").is_destructive_target());
+        assert!(normalize("~").is_destructive_target());
+        assert!(normalize("~/\u{FFFD}").is_destructive_target());
+        assert!(!normalize("~/.cache/pip").is_destructive_target());
     }
 
     #[test]
@@ -389,6 +413,8 @@ mod tests {
             "/root/.ssh/authorized_keys",
             "/etc/ld.so.preload",
             "\u{FFFD}/.config/systemd/user/x.service",
+            "/usr/lib/python3/dist-packages/zz.pth",
+            "\u{FFFD}/sitecustomize.py",
         ] {
             assert!(normalize(path).is_persistence(), "{path}");
         }

@@ -49,6 +49,19 @@ pub struct Scanner<'a> {
     /// Tree nodes visited so far (gates unrolling, inlining and folding).
     pub(super) work: usize,
     signatures: Arc<CompiledSignatures>,
+    /// The loops being walked, innermost last (for fork bombs).
+    loops: Vec<LoopFrame>,
+}
+
+/// What one loop being walked has done so far.
+#[derive(Default)]
+struct LoopFrame {
+    /// `while True` (or another constant true test).
+    forever: bool,
+    /// Processes or threads started in it, and where.
+    forks: Vec<u32>,
+    /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
+    bounded: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -122,7 +135,9 @@ impl<'a> Scanner<'a> {
                 orelse,
             } => {
                 let items = self.eval(iter);
+                self.enter_loop(false);
                 self.scan_for(target, items, body);
+                self.leave_loop();
                 self.scan_block(orelse);
             }
             StmtKind::With { items, body } => {
@@ -159,6 +174,17 @@ impl<'a> Scanner<'a> {
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
                 self.note_return(value);
+                self.loop_exits();
+            }
+            StmtKind::Break => self.loop_exits(),
+            StmtKind::While { test, body, orelse } => {
+                let test = self.eval(test);
+                let forever = test.as_int().is_some_and(|n| n != 0)
+                    || test.exact_text().is_some_and(|t| !t.is_empty());
+                self.enter_loop(forever);
+                self.scan_block(body);
+                self.leave_loop();
+                self.scan_block(orelse);
             }
             StmtKind::Other => stmt.for_each_child(|child| match child {
                 Child::Expr(e) => {
@@ -295,6 +321,83 @@ impl<'a> Scanner<'a> {
             ExprKind::Comprehension { element, clauses } => self.comprehension(element, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
             ExprKind::Slice { .. } | ExprKind::Other => self.eval_children(expr),
+        }
+    }
+
+    fn enter_loop(&mut self, forever: bool) {
+        self.loops.push(LoopFrame {
+            forever,
+            ..LoopFrame::default()
+        });
+    }
+
+    /// A loop that never ends nor waits, starting processes or threads, is a fork bomb;
+    /// any other loop hands what it saw to the loop around it.
+    fn leave_loop(&mut self) {
+        let Some(frame) = self.loops.pop() else {
+            return;
+        };
+        if frame.forever && !frame.bounded {
+            if let Some(&at) = frame.forks.first() {
+                self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+            }
+            return;
+        }
+        if let Some(outer) = self.loops.last_mut() {
+            outer.forks.extend(frame.forks.into_iter().take(4));
+            outer.bounded |= frame.bounded && !frame.forever;
+        }
+    }
+
+    fn loop_exits(&mut self) {
+        if let Some(frame) = self.loops.last_mut() {
+            frame.bounded = true;
+        }
+    }
+
+    /// Called for every call: starting a process or thread, or waiting, inside a loop.
+    pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
+        let Some(frame) = self.loops.last_mut() else {
+            return;
+        };
+        const STARTS: &[&str] = &[
+            "os.fork",
+            "os.forkpty",
+            "pty.fork",
+            "multiprocessing.Process",
+            "threading.Thread",
+            "subprocess.Popen",
+            "os.posix_spawn",
+            "os.posix_spawnp",
+        ];
+        const WAITS: &[&str] = &[
+            "accept",
+            "recv",
+            "recvfrom",
+            "sleep",
+            "get",
+            "wait",
+            "waitpid",
+            "input",
+            "select",
+            "poll",
+            "read",
+            "readline",
+            "join",
+            "communicate",
+            "serve_forever",
+            "acquire",
+            "result",
+            "urlopen",
+            "getline",
+            "connect",
+        ];
+        if STARTS.contains(&name) {
+            if frame.forks.len() < 4 {
+                frame.forks.push(at);
+            }
+        } else if WAITS.contains(&name.rsplit('.').next().unwrap_or(name)) {
+            frame.bounded = true;
         }
     }
 
@@ -479,6 +582,10 @@ impl<'a> Scanner<'a> {
             (_, Kind::Int(a), Kind::Int(b)) => {
                 int_op(*a, op, *b).map_or(Value::UNKNOWN, Value::int)
             }
+            // `os.stat(p).st_mode | stat.S_ISUID`: the result has at least the known bits,
+            // which is all the mode and flag rules ask.
+            (BinOp::BitOr, Kind::Int(bits), Kind::Unknown)
+            | (BinOp::BitOr, Kind::Unknown, Kind::Int(bits)) => Value::int(*bits),
             _ => Value::unknown(taint),
         }
     }
@@ -511,6 +618,7 @@ impl<'a> Scanner<'a> {
                 let owner = &name[..name.len() - ".__dict__".len()];
                 self.attribute_of_name(&format!("{owner}.{key}"))
             }
+            (Kind::Text { .. }, _, _) if container.taint.has(Taint::LISTING) => container.element(),
             (Kind::Seq(items), _, Some(i)) => usize::try_from(i)
                 .ok()
                 .and_then(|i| items.get(i).cloned())

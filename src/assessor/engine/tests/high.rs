@@ -114,3 +114,12 @@ fn reading_sensitive_system_files_is_high() {
         "print(open('/etc/hosts').read(), open('/proc/cpuinfo').read())\n",
     );
 }
+
+#[test]
+fn setid_bits_ored_onto_an_unknown_mode() {
+    // `st_mode | stat.S_ISUID` has the setuid bit whatever the current mode is.
+    fires(
+        "CRD203",
+        "import os, stat\nos.chmod('x', os.stat('x').st_mode | stat.S_ISUID)\n",
+    );
+}
