@@ -55,12 +55,22 @@ impl Module {
     /// The shape of every token the parser read: the same shapes [`shape_tokens`] gives,
     /// without lexing again.
     pub fn shapes(&self) -> impl Iterator<Item = Shape> + '_ {
+        self.shaped_tokens().map(|(shape, _)| shape)
+    }
+
+    /// `shapes` with each token's byte range.
+    pub fn shaped_tokens(&self) -> impl Iterator<Item = (Shape, std::ops::Range<u32>)> + '_ {
         self.parsed
             .tokens()
             .iter()
-            .map(|token| token.kind())
-            .take_while(|kind| *kind != TokenKind::EndOfFile)
-            .map(shape_of)
+            .take_while(|token| token.kind() != TokenKind::EndOfFile)
+            .map(|token| {
+                let range = token.range();
+                (
+                    shape_of(token.kind()),
+                    range.start().to_u32()..range.end().to_u32(),
+                )
+            })
     }
 
     pub fn first_syntax_error(&self) -> Option<SyntaxError> {
@@ -84,6 +94,13 @@ pub enum Shape {
     Dedent,
     /// An operator or keyword that can nest one expression inside another.
     Chain,
+    /// `+ - * / // % @ | & ^ << >> not`: left-associative (a flat left-deep chain) after an
+    /// operand, unary (nesting) otherwise.
+    Arith,
+    /// Comparisons, `and`, `or`, `in`, `is`: the tree keeps these as flat lists.
+    Flat,
+    /// A name, number, string or constant.
+    Operand,
     Other,
 }
 
@@ -108,12 +125,39 @@ fn shape_of(kind: TokenKind) -> Shape {
         T::Newline | T::Semi => Shape::LineEnd,
         T::Indent => Shape::Indent,
         T::Dedent => Shape::Dedent,
+        T::Plus
+        | T::Minus
+        | T::Star
+        | T::Slash
+        | T::DoubleSlash
+        | T::Percent
+        | T::At
+        | T::Vbar
+        | T::Amper
+        | T::CircumFlex
+        | T::LeftShift
+        | T::RightShift
+        | T::Not => Shape::Arith,
+        T::EqEqual
+        | T::NotEqual
+        | T::Less
+        | T::Greater
+        | T::LessEqual
+        | T::GreaterEqual
+        | T::And
+        | T::Or
+        | T::In
+        | T::Is => Shape::Flat,
         T::Name
         | T::Int
         | T::Float
         | T::Complex
         | T::String
-        | T::FStringMiddle
+        | T::True
+        | T::False
+        | T::None
+        | T::Ellipsis => Shape::Operand,
+        T::FStringMiddle
         | T::TStringMiddle
         | T::Comment
         | T::NonLogicalNewline

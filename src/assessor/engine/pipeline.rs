@@ -9,13 +9,15 @@ use crate::protocol::assessor::{Assessment, Level, Origin};
 use super::combine::combine;
 use super::findings::{self, Confidence, Hit, Hits};
 use super::input_limits::{
-    deep_spot, drop_deep_tree, nesting_within_limit, parsed_nesting_within_limit,
+    deep_regions, deep_spot, drop_deep_tree, nesting_within_limit, parsed_nesting,
+    parsed_nesting_within_limit, top_level_chunks, without_regions, DeepRegion, HARD_SOURCE_BYTES,
     MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET, PARSE_FIRST_BYTES,
 };
 use super::parser;
 use super::policy::{CompiledSignatures, Policy};
 use super::rules;
 use super::scan::Scanner;
+use std::borrow::Cow;
 
 /// Assesses one program with the default policy (`[security]` of `config/default.toml`).
 /// Never panics, never overflows the stack, bounded time for any input.
@@ -52,25 +54,31 @@ fn hit(rule: &'static rules::Rule, at: u32) -> Hit {
     }
 }
 
-/// Hits for `source`; `level` counts how many `exec` strings deep this source is.
+/// Hits for `source`; `level` counts how many `exec` strings deep this source is. Parts
+/// past the size or nesting limits are left out (each reported as its own finding) and
+/// everything else is analysed, so a limit never hides the rest of the program.
 fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
-    if source.len() > MAX_SOURCE_BYTES {
-        return vec![hit(rules::TOO_LARGE, 0)];
-    }
-    let too_deep = || vec![hit(rules::TOO_DEEP, deep_spot(source))];
-    if source.len() > PARSE_FIRST_BYTES && !nesting_within_limit(source) {
-        return too_deep();
-    }
-    let module = parser::parse(source);
-    if !parsed_nesting_within_limit(&module) {
-        drop_deep_tree(module);
-        return too_deep();
-    }
-    let mut known = Vec::new();
+    let mut list = Vec::new();
+    let sized;
+    let source = if source.len() > MAX_SOURCE_BYTES {
+        let (text, cut) = within_size(source);
+        if let Some(at) = cut {
+            list.push(hit(rules::TOO_LARGE, at));
+        }
+        sized = text;
+        sized.as_str()
+    } else {
+        source
+    };
+    let Some((module, text)) = shallow_parse(source, &mut list) else {
+        return list;
+    };
+    // A long flat chain is walked without recursion, but dropping its tree recurses.
+    let drop_elsewhere = parsed_nesting(&module) != Some(false);
     if run.signatures.wants_code_hash()
-        && run.signatures.known_code(&normalised_hash(&module, source))
+        && run.signatures.known_code(&normalised_hash(&module, &text))
     {
-        known.push(hit(rules::KNOWN_THREAT, 0));
+        list.push(hit(rules::KNOWN_THREAT, 0));
     }
     let mut scanner = Scanner::new(run.signatures.clone());
     if let Some(error) = module.first_syntax_error() {
@@ -83,12 +91,119 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
         scanner.hits.add(rules::TOO_DEEP, at, Confidence::High);
     }
     combine(&scanner.caps, &mut scanner.hits);
-    let Hits { mut list } = std::mem::take(&mut scanner.hits);
-    list.extend(known);
-    for (code, at) in std::mem::take(&mut scanner.nested_sources) {
+    let Hits { list: found } = std::mem::take(&mut scanner.hits);
+    list.extend(found);
+    let nested = std::mem::take(&mut scanner.nested_sources);
+    drop(scanner);
+    if drop_elsewhere {
+        drop_deep_tree(module);
+    }
+    for (code, at) in nested {
         list.extend(analyse_nested(&code, at, level, run));
     }
     list
+}
+
+/// Parses `source` with the parts that nest past the limits left out (a `TOO_DEEP`
+/// finding each): byte for byte the same text otherwise, so offsets still point at the
+/// original. `None` when even that is not safe to walk.
+fn shallow_parse<'s>(
+    source: &'s str,
+    list: &mut Vec<Hit>,
+) -> Option<(parser::Module, Cow<'s, str>)> {
+    let regions = if source.len() <= PARSE_FIRST_BYTES {
+        let module = parser::parse(source);
+        if parsed_nesting_within_limit(&module) {
+            return Some((module, Cow::Borrowed(source)));
+        }
+        let regions = deep_regions(module.shaped_tokens());
+        drop_deep_tree(module);
+        regions
+    } else if nesting_within_limit(source) {
+        return Some((parser::parse(source), Cow::Borrowed(source)));
+    } else {
+        chunked_regions(source)
+    };
+    list.extend(regions.iter().map(|r| hit(rules::TOO_DEEP, r.range.start)));
+    let shallow = without_regions(source, &regions);
+    let fits = shallow.len() <= PARSE_FIRST_BYTES || nesting_within_limit(&shallow);
+    let module = fits.then(|| parser::parse(&shallow));
+    match module {
+        Some(module) if parsed_nesting_within_limit(&module) => Some((module, Cow::Owned(shallow))),
+        other => {
+            if let Some(module) = other {
+                drop_deep_tree(module);
+            }
+            if regions.is_empty() {
+                list.push(hit(rules::TOO_DEEP, deep_spot(source)));
+            }
+            None
+        }
+    }
+}
+
+/// Deep regions of a program too large to parse first, found top-level statement by
+/// statement; a statement too large to parse first and too deep is left out whole.
+fn chunked_regions(source: &str) -> Vec<DeepRegion> {
+    let mut regions = Vec::new();
+    for chunk in top_level_chunks(source) {
+        let text = &source[chunk.start as usize..chunk.end as usize];
+        if text.len() > PARSE_FIRST_BYTES {
+            if !nesting_within_limit(text) {
+                regions.push(DeepRegion {
+                    range: chunk,
+                    block: false,
+                });
+            }
+            continue;
+        }
+        let module = parser::parse(text);
+        if parsed_nesting_within_limit(&module) {
+            continue;
+        }
+        let found = deep_regions(module.shaped_tokens());
+        drop_deep_tree(module);
+        regions.extend(found.into_iter().map(|r| DeepRegion {
+            range: r.range.start + chunk.start..r.range.end + chunk.start,
+            block: r.block,
+        }));
+    }
+    regions
+}
+
+/// A program past [`MAX_SOURCE_BYTES`]: comment lines blanked (they are not code), and
+/// cut at a line end once the code in it passes the limit; returns where it was cut.
+fn within_size(source: &str) -> (String, Option<u32>) {
+    let mut out = String::with_capacity(source.len().min(HARD_SOURCE_BYTES));
+    let mut code_bytes = 0usize;
+    let mut in_triple: Option<&str> = None;
+    for line in source.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let comment = in_triple.is_none() && trimmed.starts_with('#');
+        if !comment {
+            code_bytes += trimmed.trim_end().len();
+        }
+        if code_bytes > MAX_SOURCE_BYTES || out.len() + line.len() > HARD_SOURCE_BYTES {
+            let at = out.len() as u32;
+            return (out, Some(at));
+        }
+        if comment {
+            // One space per byte keeps every later offset where it was.
+            out.extend(line.bytes().map(|b| if b == b'\n' { '\n' } else { ' ' }));
+        } else {
+            out.push_str(line);
+        }
+        for quote in ["\"\"\"", "'''"] {
+            if line.matches(quote).count() % 2 == 1 {
+                in_triple = match in_triple {
+                    Some(q) if q == quote => None,
+                    None => Some(quote),
+                    other => other,
+                };
+            }
+        }
+    }
+    (out, None)
 }
 
 /// SHA-256 (hex) of the parsed code's tokens, formatting left out.

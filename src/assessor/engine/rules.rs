@@ -47,9 +47,9 @@ rules! {
     SYNTAX_ERROR = "CRD001", Medium, Analysis, None, "Program does not parse",
         "Code that does not parse cannot be fully analysed, and the recovered parts may hide what it does.";
     TOO_DEEP = "CRD002", High, Analysis, Some("CWE-674"), "Too deeply nested to analyse",
-        "The program nests deeper than the analyser safely follows, so nothing in it was checked.";
+        "Part of the program nests deeper than the analyser safely follows; that part was left out of the analysis and may hide anything.";
     TOO_LARGE = "CRD003", High, Analysis, Some("CWE-400"), "Too large to analyse",
-        "The program is larger than the analyser accepts, so nothing in it was checked.";
+        "The program holds more code than the analyser reads; the code past the limit was left out of the analysis and may hide anything.";
     ANALYSIS_FAILED = "CRD004", High, Analysis, None, "Analysis failed",
         "The analyser failed on this program, so nothing in it was vouched for.";
 

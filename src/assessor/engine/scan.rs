@@ -298,11 +298,7 @@ impl<'a> Scanner<'a> {
                 kind: Kind::NoneValue,
                 taint: Taint::NONE,
             },
-            ExprKind::BinOp { left, op, right } => {
-                let left = self.eval(left);
-                let right = self.eval(right);
-                self.binary(left, op, right)
-            }
+            ExprKind::BinOp { left, op, right } => self.binary_chain(left, op, right),
             ExprKind::Negative(operand) => match self.eval(operand).as_int() {
                 Some(value) => Value::int(value.wrapping_neg()),
                 None => Value::UNKNOWN,
@@ -429,6 +425,23 @@ impl<'a> Scanner<'a> {
             }
             super::calls::call_indirect(self, callee, positional, at);
         }
+    }
+
+    /// `a + b + c ...`: a left-deep chain of binary operators, folded left to right
+    /// without recursing down its spine (a long flat sum is not deep code).
+    fn binary_chain(&mut self, left: Expr<'a>, op: BinOp, right: Expr<'a>) -> Value {
+        let mut spine = vec![(op, right)];
+        let mut leftmost = left;
+        while let ExprKind::BinOp { left, op, right } = leftmost.kind() {
+            spine.push((op, right));
+            leftmost = left;
+        }
+        let mut value = self.eval(leftmost);
+        for (op, right) in spine.into_iter().rev() {
+            let right = self.eval(right);
+            value = self.binary(value, op, right);
+        }
+        value
     }
 
     /// The value last assigned to `name.attr` (`self.sock = socket.socket()`), if any.

@@ -3,7 +3,7 @@
 //! `CORDON_WRITE_DOCS=1 cargo test --lib assessor::report::rules_doc` rewrites it.
 
 use crate::assessor::engine::input_limits::{
-    MAX_FINDINGS, MAX_FINDINGS_PER_RULE, MAX_NESTING, MAX_SOURCE_BYTES,
+    MAX_FINDINGS, MAX_FINDINGS_PER_RULE, MAX_FLAT_RUN, MAX_NESTING, MAX_SOURCE_BYTES,
 };
 use crate::assessor::engine::policy::Policy;
 use crate::assessor::engine::rules::markdown_table;
@@ -104,8 +104,11 @@ pub fn render() -> String {
   write them as easily as anyone.
 - Known threats (`[security.signatures]`): SHA-256 of the normalised code, IOC strings,
   domains and their subdomains, IPs, and mining pools. A match is BLOCKED.
-- Past {nesting} levels of estimated nesting a program is not parsed at all (CRD002); past
-  {size} bytes neither (CRD003).
+- Limits never hide the rest of a program: a part nesting past {nesting} levels (brackets,
+  indentation, chained calls) is left out and reported as CRD002, code past {size} bytes
+  (comment lines aside) likewise as CRD003, and everything else is analysed; the level is
+  the higher of the two. Long flat chains of binary operators (`a + b + ...`, up to
+  {flat} terms) are ordinary code, walked without recursion.
 
 ## Rules
 
@@ -122,6 +125,7 @@ pub fn render() -> String {
         total = MAX_FINDINGS,
         nesting = MAX_NESTING,
         size = MAX_SOURCE_BYTES,
+        flat = MAX_FLAT_RUN,
         table = markdown_table(),
     )
 }
