@@ -3,6 +3,7 @@
 //!
 //! # Layout
 //! - `pipeline`: `assess`, the pipeline for one program (re-exported here).
+//! - `source_text`: a file's bytes to the text Python would read (PEP 263), or not text.
 //! - `input_limits`: size and nesting limits checked before parsing, folding budgets.
 //! - `parser`: the only ruff-facing code: recovering parse and small views over the tree.
 //! - `scan`: walks the tree, binds names as Python would, evaluates expressions.
@@ -38,10 +39,12 @@ mod process_calls;
 pub mod rules;
 pub(crate) mod scan;
 mod shell;
+mod source_text;
 mod value;
 
-pub use pipeline::{assess, assess_with, normalised_code_sha256};
+pub use pipeline::{assess, assess_with, normalised_code_sha256, not_python_source};
 pub use policy::Policy;
+pub use source_text::{decode_source, SourceText};
 
 #[cfg(test)]
 mod tests;

@@ -39,6 +39,12 @@ pub fn assess_with(source: &str, origin: Origin, policy: &Policy) -> Assessment 
     findings::build(source, hits, origin, policy)
 }
 
+/// The assessment of a file that is not Python source text (binary data): HIGH, since
+/// nothing in it could be checked.
+pub fn not_python_source(origin: Origin, policy: &Policy) -> Assessment {
+    findings::build("", vec![hit(rules::NOT_SOURCE, 0)], origin, policy)
+}
+
 /// What one assessment carries through nested analyses.
 struct Run {
     signatures: std::sync::Arc<CompiledSignatures>,

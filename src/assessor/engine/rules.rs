@@ -52,6 +52,8 @@ rules! {
         "The program holds more code than the analyser reads; the code past the limit was left out of the analysis and may hide anything.";
     ANALYSIS_FAILED = "CRD004", High, Analysis, None, "Analysis failed",
         "The analyser failed on this program, so nothing in it was vouched for.";
+    NOT_SOURCE = "CRD005", High, Analysis, None, "Not Python source",
+        "The file is binary data rather than Python source text, so nothing in it could be checked.";
 
     REVERSE_SHELL = "CRD101", Blocked, Behavioural, Some("CWE-506"), "Reverse shell",
         "Connecting a socket and wiring a shell to it hands control of the sandbox to a remote party.";
