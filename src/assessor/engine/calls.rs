@@ -72,7 +72,19 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
     check_argument_text(s, &args, at);
     if let Some((object, attr)) = receiver {
         s.note_call_in_loop(attr, at);
-        return method_call(s, &object, attr, &args, at);
+        let result = method_call(s, &object, attr, &args, at);
+        // `parser.read(secret_path)`, `items.append(secret)`: the object now holds secrets.
+        let secret = Taint::SECRET.with(Taint::CREDENTIAL);
+        let flows = result.taint.with(args.data_taint());
+        if flows.has(secret) {
+            if let ExprKind::Attribute { value, .. } = func.kind() {
+                if let ExprKind::Name(name) = value.kind() {
+                    let held = s.lookup(name).tainted(Taint::SECRET);
+                    s.bind(name, held);
+                }
+            }
+        }
+        return result;
     }
     match (&callee.kind, func.kind()) {
         (Kind::Name(name), _) => s.note_call_in_loop(&name.clone(), at),
@@ -267,6 +279,23 @@ pub(super) fn plain_call<'a>(
             None => Value::UNKNOWN,
         },
         (Some("builtins.globals"), None) => Value::name("builtins.__dict__"),
+        (Some("builtins.str.maketrans" | "builtins.bytes.maketrans"), _) => {
+            super::methods::maketrans(s, &args.positional)
+        }
+        // `reduce(getattr, ["path", "join"], os)` is `os.path.join`.
+        (Some("functools.reduce"), Some(function))
+            if function.qualified_name() == Some("builtins.getattr") =>
+        {
+            let names = args.positional.get(1).and_then(Value::items).unwrap_or(&[]);
+            let mut value = args.positional.get(2).cloned().unwrap_or(Value::UNKNOWN);
+            for name in names {
+                value = match (name.exact_text(), value.qualified_name()) {
+                    (Some(attr), Some(_)) => s.attribute(&value, attr),
+                    _ => Value::UNKNOWN,
+                };
+            }
+            value
+        }
         _ => Value::unknown(args.data_taint().with(callee.taint.data())),
     }
 }

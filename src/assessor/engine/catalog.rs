@@ -216,6 +216,7 @@ pub fn api(name: &str) -> Option<Api> {
         "importlib.util.spec_from_file_location"
         | "importlib.machinery.SourceFileLoader"
         | "imp.load_source" => LoadSource { arg: 1 },
+        "zipimport.zipimporter" => LoadSource { arg: 0 },
         "os.open" => OsOpen,
         "glob.glob" | "glob.iglob" => Listing { names_only: false },
         "os.listdir" | "os.scandir" => Listing { names_only: true },
@@ -254,6 +255,8 @@ pub fn api(name: &str) -> Option<Api> {
         "os.path.join" => PathJoin,
         "os.path.expanduser" | "os.path.expandvars" | "os.path.abspath" | "os.path.normpath"
         | "os.path.realpath" | "os.fsencode" | "os.fsdecode" => PathSame,
+        // The tree of the code is the code, as far as `compile` and `exec` care.
+        "ast.parse" => PathSame,
         "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" | "shutil.rmtree" => Remove,
         "os.mkdir" | "os.makedirs" | "os.truncate" | "os.chown" | "os.lchown" | "os.mknod"
         | "os.mkfifo" => WriteTo { arg: 0 },

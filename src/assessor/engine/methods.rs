@@ -4,7 +4,7 @@
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
 use super::calls::{call_indirect, hit, is_callable, libc_call, send_out, text_value, Args};
-use super::files::path_method;
+use super::files::{open_file, path_method};
 use super::findings::Confidence;
 use super::fold;
 use super::rules;
@@ -58,7 +58,62 @@ pub(super) fn method_call(
             return value;
         }
     }
+    if let (Some(n), "to_bytes") = (object.as_int(), method) {
+        return int_to_bytes(s, n, args);
+    }
+    if matches!(method, "read" | "read_file") {
+        // `configparser.read(path)`: a reader of files given by path.
+        if let Some(path) = args.positional.first().filter(|p| p.text().is_some()) {
+            let read = open_file(s, path, None, at);
+            return Value::unknown(taint.data().with(read.taint.data()));
+        }
+    }
     Value::unknown(taint.data().with(args.data_taint()))
+}
+
+/// `str.maketrans(a, b[, c])`: kept as the list of its arguments for `translate`.
+pub(super) fn maketrans(s: &mut Scanner<'_>, args: &[Value]) -> Value {
+    if args.iter().all(|a| a.exact_text().is_some()) && (2..=3).contains(&args.len()) {
+        return s.folder.seq(args.to_vec());
+    }
+    Value::unknown(
+        args.iter()
+            .fold(Taint::NONE, |t, a| t.with(a.deep_taint().data())),
+    )
+}
+
+/// `text.translate(str.maketrans(from, to, delete))` of constant text.
+fn translate(text: &str, table: &[Value]) -> Option<String> {
+    let from: Vec<char> = table.first()?.exact_text()?.chars().collect();
+    let to: Vec<char> = table.get(1)?.exact_text()?.chars().collect();
+    let delete = table.get(2).and_then(Value::exact_text).unwrap_or("");
+    if from.len() != to.len() {
+        return None;
+    }
+    Some(
+        text.chars()
+            .filter(|c| !delete.contains(*c))
+            .map(|c| from.iter().position(|f| *f == c).map_or(c, |i| to[i]))
+            .collect(),
+    )
+}
+
+/// `(0x6f73).to_bytes(2, "big")`: text spelled as a number, decoded like any encoding.
+fn int_to_bytes(s: &mut Scanner<'_>, n: i64, args: &Args<'_>) -> Value {
+    let length = args.get(0, "length").and_then(Value::as_int).unwrap_or(1);
+    let little = args.get(1, "byteorder").and_then(Value::exact_text) == Some("little");
+    let Ok(length) = usize::try_from(length) else {
+        return Value::unknown(Taint::DECODED);
+    };
+    if length == 0 || length > 8 {
+        return Value::unknown(Taint::DECODED);
+    }
+    let mut bytes: Vec<u8> = (0..length).rev().map(|i| (n >> (8 * i)) as u8).collect();
+    if little {
+        bytes.reverse();
+    }
+    let text = super::calls::bytes_text(&bytes).into_owned();
+    text_value(s, &text, Taint::DECODED)
 }
 
 /// `executor.submit(f, a)`, `pool.map(f, items)`, `loop.call_soon(f, a)`: the function
@@ -175,6 +230,12 @@ pub(super) fn text_method(
         }
         "lower" => text_value(s, &text.to_lowercase(), object.taint),
         "upper" => text_value(s, &text.to_uppercase(), object.taint),
+        "maketrans" => return Some(maketrans(s, &args.positional)),
+        "translate" => {
+            let table = first?.items()?;
+            let translated = translate(text, table)?;
+            text_value(s, &translated, taint.with(Taint::BUILT))
+        }
         _ => return None,
     };
     Some(value)

@@ -260,7 +260,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Value {
+    pub(super) fn lookup(&self, name: &str) -> Value {
         for scope in self.scopes.iter().rev() {
             if let Some(value) = scope.get(name) {
                 return value.clone();

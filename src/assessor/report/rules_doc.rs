@@ -26,7 +26,9 @@ const READING: &str = "## How programs are read
   known modules, rebinding (`m = os`, `f = os.system`), instance attributes (`self.sock`),
   function parameters shadowing outer names, `getattr` with constant-folded names (`+`,
   `\"\".join`, `%`, `.format`, f-strings, `[::-1]`, `chr`/`ord`, `map(chr, ...)`, `bytes([...])`,
-  `.replace`, hex/base64/base32/rot13 decoding), `__import__`, `importlib.import_module`,
+  `.replace`, `.translate`/`str.maketrans`, `int.to_bytes`, `str.format` with named fields,
+  `\"..\" * n`, hex/base64/base32/rot13 decoding), `functools.reduce(getattr, ...)`,
+  `__import__`, `importlib.import_module`,
   `sys.modules[...]`, `vars(builtins)[...]`, `builtins.exec`.
 - Control flow: `for` loops over short known lists are followed once per item, list and
   generator comprehensions over known lists are folded item by item, and calls to the
