@@ -89,6 +89,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
     match (&callee.kind, func.kind()) {
         (Kind::Name(name), _) => s.note_call_in_loop(&name.clone(), at),
         (_, ExprKind::Attribute { attr, .. }) => s.note_call_in_loop(attr, at),
+        (_, ExprKind::Name(name)) => s.note_call_in_loop(name, at),
         _ => {}
     }
     call_value(s, &callee, args, at)

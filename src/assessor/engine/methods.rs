@@ -142,7 +142,16 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
     let target = args.positional[position].clone();
     let rest = &args.positional[position + 1..];
     let positional = match (maps, rest.first()) {
-        (true, Some(items)) => vec![items.element()],
+        (true, Some(items)) => match items.items().filter(|list| list.len() <= 16) {
+            // `pool.map(os.system, [a, b])`: each item in turn.
+            Some(list) => {
+                for item in list.to_vec() {
+                    call_indirect(s, &target, vec![item], at);
+                }
+                return Some(Value::UNKNOWN);
+            }
+            None => vec![items.element()],
+        },
         (true, None) => Vec::new(),
         (false, _) => match (method, rest.first()) {
             // `pool.apply_async(f, (a, b))` takes the arguments as one tuple.

@@ -76,11 +76,10 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
     } else {
         source
     };
-    let Some((module, text)) = shallow_parse(source, &mut list) else {
+    // A long flat chain is walked without recursion, but dropping its tree recurses.
+    let Some((module, text, drop_elsewhere)) = shallow_parse(source, &mut list) else {
         return list;
     };
-    // A long flat chain is walked without recursion, but dropping its tree recurses.
-    let drop_elsewhere = parsed_nesting(&module) != Some(false);
     if run.signatures.wants_code_hash()
         && run.signatures.known_code(&normalised_hash(&module, &text))
     {
@@ -116,17 +115,19 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
 fn shallow_parse<'s>(
     source: &'s str,
     list: &mut Vec<Hit>,
-) -> Option<(parser::Module, Cow<'s, str>)> {
+) -> Option<(parser::Module, Cow<'s, str>, bool)> {
     let regions = if source.len() <= PARSE_FIRST_BYTES {
         let module = parser::parse(source);
-        if parsed_nesting_within_limit(&module) {
-            return Some((module, Cow::Borrowed(source)));
+        if let Some(long_chain) = parsed_nesting(&module) {
+            return Some((module, Cow::Borrowed(source), long_chain));
         }
         let regions = deep_regions(module.shaped_tokens());
         drop_deep_tree(module);
         regions
     } else if nesting_within_limit(source) {
-        return Some((parser::parse(source), Cow::Borrowed(source)));
+        let module = parser::parse(source);
+        let long_chain = parsed_nesting(&module) != Some(false);
+        return Some((module, Cow::Borrowed(source), long_chain));
     } else {
         chunked_regions(source)
     };
@@ -134,9 +135,10 @@ fn shallow_parse<'s>(
     let shallow = without_regions(source, &regions);
     let fits = shallow.len() <= PARSE_FIRST_BYTES || nesting_within_limit(&shallow);
     let module = fits.then(|| parser::parse(&shallow));
-    match module {
-        Some(module) if parsed_nesting_within_limit(&module) => Some((module, Cow::Owned(shallow))),
-        other => {
+    let nesting = module.as_ref().and_then(parsed_nesting);
+    match (module, nesting) {
+        (Some(module), Some(long_chain)) => Some((module, Cow::Owned(shallow), long_chain)),
+        (other, _) => {
             if let Some(module) = other {
                 drop_deep_tree(module);
             }

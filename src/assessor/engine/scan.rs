@@ -51,6 +51,16 @@ pub struct Scanner<'a> {
     signatures: Arc<CompiledSignatures>,
     /// The loops being walked, innermost last (for fork bombs).
     loops: Vec<LoopFrame>,
+    /// The functions whose definitions are being walked, innermost last.
+    defining: Vec<DefFrame<'a>>,
+}
+
+/// A function whose body is being walked where it is defined: does it start processes,
+/// and does it call itself (a recursive fork bomb)?
+struct DefFrame<'a> {
+    name: &'a str,
+    forks: Option<u32>,
+    recurses: bool,
 }
 
 /// What one loop being walked has done so far.
@@ -164,7 +174,20 @@ impl<'a> Scanner<'a> {
                     self.scan_block(body);
                     self.scopes.pop();
                 } else {
+                    self.defining.push(DefFrame {
+                        name,
+                        forks: None,
+                        recurses: false,
+                    });
                     let (value, returned) = self.define_function(params, body);
+                    if let Some(DefFrame {
+                        forks: Some(at),
+                        recurses: true,
+                        ..
+                    }) = self.defining.pop()
+                    {
+                        self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
+                    }
                     if name == "__reduce__" || name == "__reduce_ex__" {
                         self.reduce_gadget(&returned, stmt.start());
                     }
@@ -351,21 +374,19 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Called for every call: starting a process or thread, or waiting, inside a loop.
+    /// Called for every call: starting a process or thread, or waiting, inside a loop;
+    /// a function calling itself or starting a process, for the function being defined.
     pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
+        if let Some(def) = self.defining.last_mut() {
+            if def.name == name {
+                def.recurses = true;
+            } else if FORK_STARTS.contains(&name) {
+                def.forks.get_or_insert(at);
+            }
+        }
         let Some(frame) = self.loops.last_mut() else {
             return;
         };
-        const STARTS: &[&str] = &[
-            "os.fork",
-            "os.forkpty",
-            "pty.fork",
-            "multiprocessing.Process",
-            "threading.Thread",
-            "subprocess.Popen",
-            "os.posix_spawn",
-            "os.posix_spawnp",
-        ];
         const WAITS: &[&str] = &[
             "accept",
             "recv",
@@ -388,7 +409,7 @@ impl<'a> Scanner<'a> {
             "getline",
             "connect",
         ];
-        if STARTS.contains(&name) {
+        if FORK_STARTS.contains(&name) {
             if frame.forks.len() < 4 {
                 frame.forks.push(at);
             }
@@ -652,6 +673,18 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
         _ => None,
     }
 }
+
+/// Calls that start a process or thread without waiting for it.
+const FORK_STARTS: &[&str] = &[
+    "os.fork",
+    "os.forkpty",
+    "pty.fork",
+    "multiprocessing.Process",
+    "threading.Thread",
+    "subprocess.Popen",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+];
 
 /// Longest string a repetition (`"ab" * n`) is folded to.
 const MAX_REPEATED_STR: usize = 4096;

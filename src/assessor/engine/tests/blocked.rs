@@ -277,3 +277,16 @@ fn startup_hooks_in_site_packages_persist() {
     );
     silent("CRD105", "open('build/lib/a.pth', 'w').write('src')\n");
 }
+
+#[test]
+fn recursive_fork_bombs_and_pool_maps() {
+    // A function that forks and calls itself; a pool mapping os.system over commands.
+    fires(
+        "CRD111",
+        "import os\ndef spread():\n    os.fork()\n    spread()\nspread()\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nfrom multiprocessing import Pool\nPool(2).map(os.system, ['id', 'rm -rf /usr'])\n",
+    );
+}
