@@ -70,6 +70,19 @@ impl<'a> Scanner<'a> {
         value
     }
 
+    /// `{k: v for ...}`: keys and values are evaluated like a list comprehension's
+    /// elements (what the dict holds is kept as its data taint).
+    pub(super) fn dict_comprehension(
+        &mut self,
+        key: Option<Expr<'a>>,
+        value: Expr<'a>,
+        clauses: &[Clause<'a>],
+    ) -> Value {
+        let keys = key.map_or(Value::UNKNOWN, |key| self.comprehension(key, clauses));
+        let values = self.comprehension(value, clauses);
+        Value::unknown(keys.deep_taint().data().with(values.deep_taint().data()))
+    }
+
     /// `[f(x) for x in <known list or text>]` evaluates `f` per item into a list.
     fn fold_comprehension(&mut self, element: Expr<'a>, clause: Clause<'a>) -> Value {
         let iter = self.eval(clause.iter);

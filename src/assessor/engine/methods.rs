@@ -58,6 +58,28 @@ pub(super) fn method_call(
             return value;
         }
     }
+    if let Kind::Dict(pairs) = &object.kind {
+        match method {
+            "get" => {
+                let key = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+                return object
+                    .get(&key)
+                    .cloned()
+                    .or_else(|| args.positional.get(1).cloned())
+                    .unwrap_or_else(|| Value::unknown(object.deep_taint().data()));
+            }
+            "values" => return s.folder.seq(pairs.iter().map(|(_, v)| v.clone()).collect()),
+            "keys" => return s.folder.seq(pairs.iter().map(|(k, _)| k.clone()).collect()),
+            "items" => {
+                let items = pairs
+                    .iter()
+                    .map(|(k, v)| s.folder.seq(vec![k.clone(), v.clone()]))
+                    .collect();
+                return s.folder.seq(items);
+            }
+            _ => return Value::unknown(object.deep_taint().data().with(args.data_taint())),
+        }
+    }
     if let (Some(n), "to_bytes") = (object.as_int(), method) {
         return int_to_bytes(s, n, args);
     }

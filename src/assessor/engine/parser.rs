@@ -472,6 +472,14 @@ pub enum ExprKind<'a> {
         params: Vec<Param<'a>>,
         body: Expr<'a>,
     },
+    /// `{key: value for target in iter if ...}`.
+    DictComprehension {
+        key: Option<Expr<'a>>,
+        value: Expr<'a>,
+        clauses: Vec<Clause<'a>>,
+    },
+    /// `{key: value, **mapping}`: `None` as the key stands for `**mapping`.
+    Dict(Vec<(Option<Expr<'a>>, Expr<'a>)>),
     Other,
 }
 
@@ -547,6 +555,12 @@ impl<'a> Expr<'a> {
                 element: Expr(&e.elt),
                 clauses: clauses(&e.generators),
             },
+            // `{k: v for ...}`: the pair as a tuple, so both are evaluated per item.
+            ast::Expr::DictComp(e) => ExprKind::DictComprehension {
+                key: e.key.as_deref().map(Expr),
+                value: Expr(&e.value),
+                clauses: clauses(&e.generators),
+            },
             ast::Expr::Generator(e) => ExprKind::Comprehension {
                 element: Expr(&e.elt),
                 clauses: clauses(&e.generators),
@@ -555,6 +569,12 @@ impl<'a> Expr<'a> {
                 params: e.parameters.as_deref().map(params).unwrap_or_default(),
                 body: Expr(&e.body),
             },
+            ast::Expr::Dict(e) => ExprKind::Dict(
+                e.items
+                    .iter()
+                    .map(|item| (item.key.as_ref().map(Expr), Expr(&item.value)))
+                    .collect(),
+            ),
             _ => ExprKind::Other,
         }
     }

@@ -13,7 +13,7 @@ use super::catalog::{self, canonical_module, canonical_name};
 use super::combine::Capabilities;
 use super::findings::{Confidence, Hits};
 use super::flow::Function;
-use super::input_limits::{MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
+use super::input_limits::{MAX_FOLDED_ITEMS, MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
 use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
@@ -338,7 +338,13 @@ impl<'a> Scanner<'a> {
                 value
             }
             ExprKind::Comprehension { element, clauses } => self.comprehension(element, &clauses),
+            ExprKind::DictComprehension {
+                key,
+                value,
+                clauses,
+            } => self.dict_comprehension(key, value, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
+            ExprKind::Dict(items) => self.dict(items),
             ExprKind::Slice { .. } | ExprKind::Other => self.eval_children(expr),
         }
     }
@@ -445,6 +451,32 @@ impl<'a> Scanner<'a> {
                 self.hits.add(rules::DECODE_EXECUTE, at, Confidence::Medium);
             }
             super::calls::call_indirect(self, callee, positional, at);
+        }
+    }
+
+    /// `{key: value}` with known keys folds (up to the fold limits); `**mapping` or a
+    /// computed key leaves an unknown value with the data taint of everything in it.
+    fn dict(&mut self, items: Vec<(Option<Expr<'a>>, Expr<'a>)>) -> Value {
+        let mut pairs = Vec::with_capacity(items.len());
+        let mut known = items.len() <= MAX_FOLDED_ITEMS;
+        let mut taint = Taint::NONE;
+        for (key, value) in items {
+            let key = key.map(|k| self.eval(k));
+            let value = self.eval(value);
+            taint = taint.with(value.deep_taint().data());
+            match key {
+                Some(key) if key.exact_text().is_some() || key.as_int().is_some() => {
+                    pairs.push((key, value))
+                }
+                _ => known = false,
+            }
+        }
+        if !known {
+            return Value::unknown(taint);
+        }
+        Value {
+            kind: Kind::Dict(pairs.into()),
+            taint: Taint::NONE,
         }
     }
 
@@ -640,6 +672,12 @@ impl<'a> Scanner<'a> {
             return Value::unknown(container.deep_taint().data());
         }
         let key = self.eval(index);
+        if let Kind::Dict(_) = container.kind {
+            return match container.get(&key) {
+                Some(value) => value.clone(),
+                None => Value::unknown(container.deep_taint().data()),
+            };
+        }
         match (&container.kind, key.exact_text(), key.as_int()) {
             (Kind::Name(name), _, _) if name.starts_with("os.environ") => {
                 super::calls::environment_value(Some(&key))

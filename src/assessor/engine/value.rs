@@ -89,6 +89,8 @@ pub enum Kind {
     Function(u32),
     /// `functools.partial(function, arguments...)`.
     Partial(Rc<(Value, Vec<Value>)>),
+    /// A dict with known keys (text or integers), in order.
+    Dict(Rc<[(Value, Value)]>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +177,7 @@ impl Value {
             Kind::Text { exact, .. } => *exact,
             Kind::Int(_) | Kind::NoneValue => true,
             Kind::Seq(items) => items.iter().all(Value::is_constant),
+            Kind::Dict(pairs) => pairs.iter().all(|(_, v)| v.is_constant()),
             Kind::Unknown | Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => false,
         }
     }
@@ -199,12 +202,31 @@ impl Value {
         }
     }
 
-    /// All taint in this value and, for lists, in its items.
+    /// All taint in this value and, for lists and dicts, in its items.
     pub fn deep_taint(&self) -> Taint {
+        if let Kind::Dict(pairs) = &self.kind {
+            return pairs
+                .iter()
+                .fold(self.taint, |t, (_, v)| t.with(v.deep_taint()));
+        }
         self.items()
             .unwrap_or(&[])
             .iter()
             .fold(self.taint, |t, item| t.with(item.deep_taint()))
+    }
+
+    /// The value under `key` of a dict with known keys.
+    pub fn get(&self, key: &Value) -> Option<&Value> {
+        let Kind::Dict(pairs) = &self.kind else {
+            return None;
+        };
+        pairs.iter().find_map(|(k, v)| {
+            let same = match (k.exact_text(), key.exact_text()) {
+                (Some(a), Some(b)) => a == b,
+                _ => k.as_int().is_some() && k.as_int() == key.as_int(),
+            };
+            same.then_some(v)
+        })
     }
 }
 

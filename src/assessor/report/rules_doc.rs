@@ -66,8 +66,9 @@ const GAPS: &str = "## Known gaps
 
 - Methods of the program's own classes are walked once with unknown arguments; calls through
   instances are not followed into them.
-- Dictionaries are not folded, so code strings kept in a dict and `eval`ed are MEDIUM
-  (run-time code) rather than analysed.
+- Dictionaries with known keys are folded, but one filled at run time (`d[k] = v`) is not
+  followed; code strings kept that way and `eval`ed are MEDIUM (run-time code).
+- `marshal` payloads are not disassembled (only executing one counts, as decode-then-execute).
 - A credential from an environment variable sent in `headers`/`auth` is taken as the program
   authenticating itself, not as exfiltration.
 ";

