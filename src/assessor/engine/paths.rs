@@ -135,13 +135,9 @@ impl NormalPath<'_> {
         match self.parts.as_slice() {
             ["etc", rest @ ..] => !rest.is_empty() && !everyday_etc(rest),
             ["root", _, ..] => true,
-            ["var", "log" | "lib", ..] => {
-                self.parts.len() > 2 && self.parts[1] == "log"
-                    || self
-                        .parts
-                        .get(2)
-                        .is_some_and(|d| matches!(*d, "pam" | "sss" | "samba"))
-            }
+            // Login and authentication records, not application logs.
+            ["var", "log", file, ..] => LOGIN_RECORDS.contains(file),
+            ["var", "lib", "pam" | "sss" | "samba", ..] => true,
             ["usr", "share", "base-passwd", ..] => true,
             ["boot", _, ..] => true,
             ["sys", "kernel" | "firmware", ..] => true,
@@ -238,6 +234,11 @@ const SHELL_HISTORIES: &[&str] = &[
     ".lesshst",
 ];
 
+/// Logs under `/var/log` that record who logged in, failed to, or ran what as root.
+const LOGIN_RECORDS: &[&str] = &[
+    "wtmp", "btmp", "lastlog", "faillog", "auth.log", "secure", "audit", "sudo.log", "tallylog",
+];
+
 /// Files of `/proc` that programs read for ordinary reasons (how many cores, how much memory).
 const EVERYDAY_PROC: &[&str] = &[
     "cpuinfo",
@@ -255,8 +256,8 @@ const EVERYDAY_PROC: &[&str] = &[
 fn everyday_etc(rest: &[&str]) -> bool {
     match rest {
         ["hosts" | "hostname" | "resolv.conf" | "os-release" | "lsb-release" | "debian_version"
-        | "localtime" | "mime.types" | "nsswitch.conf" | "protocols" | "services"
-        | "machine-id"] => true,
+        | "localtime" | "timezone" | "locale.conf" | "mime.types" | "nsswitch.conf"
+        | "protocols" | "services" | "machine-id"] => true,
         ["ssl", "certs", ..] | ["pki", "tls", "certs", ..] | ["ca-certificates", ..] => true,
         ["ssl", "cert.pem"] | ["zoneinfo", ..] => true,
         _ => false,
@@ -397,6 +398,7 @@ mod tests {
             "/proc/self/status",
             "etc/passwd",
             "/var/lib/apt/lists",
+            "/var/log/nginx/access.log",
             "../data/etc/passwd",
         ] {
             assert!(!normalize(path).is_system_recon(), "{path}");
