@@ -72,6 +72,17 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
     check_argument_text(s, &args, at);
     if let Some((object, attr)) = receiver {
         s.note_call_in_loop(attr, at);
+        if let Kind::Instance(class) = object.kind {
+            // `Runner(cmd).run()`: the method runs with `self` and its arguments bound.
+            return match s.method_of(class, attr) {
+                Some(method) => {
+                    let mut positional = vec![object.clone()];
+                    positional.extend(args.positional.iter().cloned());
+                    s.call_function(method, &positional, &args.keywords)
+                }
+                None => Value::unknown(args.data_taint()),
+            };
+        }
         let result = method_call(s, &object, attr, &args, at);
         // `parser.read(secret_path)`, `items.append(secret)`: the object now holds secrets.
         let secret = Taint::SECRET.with(Taint::CREDENTIAL);
@@ -157,7 +168,7 @@ const METHOD_CALLER: &str = "operator.methodcaller:";
 /// Whether a value can be called for an effect the rules see.
 pub(super) fn is_callable(value: &Value) -> bool {
     match &value.kind {
-        Kind::Function(_) | Kind::Partial(_) => true,
+        Kind::Function(_) | Kind::Partial(_) | Kind::Class(_) => true,
         Kind::Name(name) => catalog::api(name).is_some(),
         _ => false,
     }
@@ -236,12 +247,34 @@ pub(super) fn plain_call<'a>(
     if let Kind::Function(index) = callee.kind {
         return s.call_function(index, &args.positional, &args.keywords);
     }
+    if let Kind::Class(class) = callee.kind {
+        // Instantiating runs `__init__` with the new instance as `self`.
+        let instance = Value {
+            kind: Kind::Instance(class),
+            taint: Taint::NONE,
+        };
+        if let Some(init) = s.method_of(class, "__init__") {
+            let mut positional = vec![instance.clone()];
+            positional.extend(args.positional.iter().cloned());
+            s.call_function(init, &positional, &args.keywords);
+        }
+        return instance;
+    }
     let first = args.positional.first();
     match (callee.qualified_name(), first) {
         (Some("builtins.bytes" | "builtins.bytearray"), Some(first)) if first.items().is_some() => {
             bytes_of_ints(s, first)
         }
         (Some("builtins.str" | "builtins.bytes" | "builtins.bytearray"), Some(first)) => {
+            first.clone()
+        }
+        // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
+        (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
+            if first.items().is_some() =>
+        {
+            first.clone()
+        }
+        (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
             first.clone()
         }
         (Some("builtins.map" | "builtins.filter"), Some(function))

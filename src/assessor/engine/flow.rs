@@ -9,14 +9,14 @@
 use super::input_limits::{
     MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES,
 };
-use super::parser::{Block, Clause, Expr, Param};
+use super::parser::{Block, Clause, Expr, Param, ParamKind};
 use super::scan::{Scanner, Scope};
 use super::value::{Kind, Taint, Value};
 
 /// A function or lambda of the program, as the scanner keeps it for later calls.
 #[derive(Clone)]
 pub struct Function<'a> {
-    params: Vec<&'a str>,
+    params: Vec<(&'a str, ParamKind)>,
     /// Each parameter's default value, evaluated where the function was defined.
     defaults: Vec<Option<Value>>,
     body: Body<'a>,
@@ -39,9 +39,8 @@ impl<'a> Scanner<'a> {
     /// the target bound to what iterating yields.
     pub(super) fn scan_for(&mut self, target: Expr<'a>, items: Value, body: Block<'a>) {
         let unrolled = items
-            .items()
-            .filter(|list| !list.is_empty() && list.len() <= MAX_UNROLLED_ITEMS)
-            .map(<[Value]>::to_vec);
+            .iterated()
+            .filter(|list| !list.is_empty() && list.len() <= MAX_UNROLLED_ITEMS);
         match unrolled {
             Some(list) if self.has_budget() => {
                 for item in list {
@@ -87,7 +86,7 @@ impl<'a> Scanner<'a> {
     fn fold_comprehension(&mut self, element: Expr<'a>, clause: Clause<'a>) -> Value {
         let iter = self.eval(clause.iter);
         let items: Option<Vec<Value>> = match (&iter.kind, iter.exact_text()) {
-            (Kind::Seq(items), _) => Some(items.to_vec()),
+            (Kind::Seq(_) | Kind::Dict(_), _) => iter.iterated(),
             (_, Some(text)) if text.chars().count() <= MAX_FOLDED_ITEMS => {
                 Some(text.chars().map(|c| self.char_value(c)).collect())
             }
@@ -165,11 +164,11 @@ impl<'a> Scanner<'a> {
             .iter()
             .map(|p| p.default.map(|d| self.eval(d)))
             .collect();
-        let names: Vec<&'a str> = params.iter().map(|p| p.name).collect();
+        let names: Vec<(&'a str, ParamKind)> = params.iter().map(|p| (p.name, p.kind)).collect();
         let scope = names
             .iter()
             .zip(&defaults)
-            .map(|(name, default)| (*name, default.clone().unwrap_or(Value::UNKNOWN)))
+            .map(|((name, _), default)| (*name, default.clone().unwrap_or(Value::UNKNOWN)))
             .collect();
         let Ok(index) = u32::try_from(self.functions.len()) else {
             return (Value::UNKNOWN, scope);
@@ -231,28 +230,43 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Arguments by position, then by keyword, then the parameter's default.
+/// Arguments by position, then by keyword, then the parameter's default; `*args` takes
+/// the positional arguments left over as a list.
 fn bind_arguments<'a>(
     function: &Function<'a>,
     positional: &[Value],
     keywords: &[(Option<&'a str>, Value)],
 ) -> Scope<'a> {
-    function
-        .params
-        .iter()
-        .zip(&function.defaults)
-        .enumerate()
-        .map(|(i, (name, default))| {
-            let by_keyword = keywords.iter().find(|(k, _)| *k == Some(*name));
-            let value = positional
-                .get(i)
-                .or(by_keyword.map(|(_, v)| v))
-                .or(default.as_ref())
-                .cloned()
-                .unwrap_or(Value::UNKNOWN);
-            (*name, value)
-        })
-        .collect()
+    let mut next = 0;
+    let mut scope = Scope::default();
+    for ((name, kind), default) in function.params.iter().zip(&function.defaults) {
+        let by_keyword = || {
+            keywords
+                .iter()
+                .find(|(k, _)| *k == Some(*name))
+                .map(|(_, v)| v.clone())
+        };
+        let value = match kind {
+            ParamKind::Positional => {
+                let given = positional.get(next).cloned();
+                next += 1;
+                given.or_else(by_keyword)
+            }
+            ParamKind::Rest => {
+                let rest = positional.get(next..).unwrap_or(&[]).to_vec();
+                next = positional.len();
+                Some(Value {
+                    kind: Kind::Seq(rest.into()),
+                    taint: Taint::NONE,
+                })
+            }
+            ParamKind::KeywordOnly => by_keyword(),
+            ParamKind::KeywordRest => None,
+        };
+        let value = value.or_else(|| default.clone()).unwrap_or(Value::UNKNOWN);
+        scope.insert(*name, value);
+    }
+    scope
 }
 
 /// One return value is the result; several merge into their common taint.

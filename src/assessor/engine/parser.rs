@@ -336,18 +336,62 @@ impl<'a> Stmt<'a> {
 pub struct Param<'a> {
     pub name: &'a str,
     pub default: Option<Expr<'a>>,
+    pub kind: ParamKind,
+}
+
+/// How a parameter takes its argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Positional,
+    /// `*args`: the positional arguments left over.
+    Rest,
+    KeywordOnly,
+    /// `**kwargs`.
+    KeywordRest,
 }
 
 /// Parameters in binding order: positional-only, positional, `*args`, keyword-only,
 /// `**kwargs`.
 fn params(parameters: &ast::Parameters) -> Vec<Param<'_>> {
-    parameters
+    fn star(p: &ast::Parameter, kind: ParamKind) -> Param<'_> {
+        Param {
+            name: p.name.id.as_str(),
+            default: None,
+            kind,
+        }
+    }
+    fn plain(p: &ast::ParameterWithDefault, kind: ParamKind) -> Param<'_> {
+        Param {
+            name: p.parameter.name.id.as_str(),
+            default: p.default.as_deref().map(Expr),
+            kind,
+        }
+    }
+    let mut all: Vec<Param<'_>> = parameters
+        .posonlyargs
         .iter()
-        .map(|p| Param {
-            name: p.name().id.as_str(),
-            default: p.default().map(Expr),
-        })
-        .collect()
+        .chain(&parameters.args)
+        .map(|p| plain(p, ParamKind::Positional))
+        .collect();
+    all.extend(
+        parameters
+            .vararg
+            .as_deref()
+            .map(|p| star(p, ParamKind::Rest)),
+    );
+    all.extend(
+        parameters
+            .kwonlyargs
+            .iter()
+            .map(|p| plain(p, ParamKind::KeywordOnly)),
+    );
+    all.extend(
+        parameters
+            .kwarg
+            .as_deref()
+            .map(|p| star(p, ParamKind::KeywordRest)),
+    );
+    all
 }
 
 fn import_name(alias: &ast::Alias) -> ImportName<'_> {
@@ -472,6 +516,12 @@ pub enum ExprKind<'a> {
         params: Vec<Param<'a>>,
         body: Expr<'a>,
     },
+    /// `body if test else orelse`.
+    IfElse {
+        test: Expr<'a>,
+        body: Expr<'a>,
+        orelse: Expr<'a>,
+    },
     /// `{key: value for target in iter if ...}`.
     DictComprehension {
         key: Option<Expr<'a>>,
@@ -568,6 +618,11 @@ impl<'a> Expr<'a> {
             ast::Expr::Lambda(e) => ExprKind::Lambda {
                 params: e.parameters.as_deref().map(params).unwrap_or_default(),
                 body: Expr(&e.body),
+            },
+            ast::Expr::If(e) => ExprKind::IfElse {
+                test: Expr(&e.test),
+                body: Expr(&e.body),
+                orelse: Expr(&e.orelse),
             },
             ast::Expr::Dict(e) => ExprKind::Dict(
                 e.items

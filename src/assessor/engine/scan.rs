@@ -53,6 +53,8 @@ pub struct Scanner<'a> {
     loops: Vec<LoopFrame>,
     /// The functions whose definitions are being walked, innermost last.
     defining: Vec<DefFrame<'a>>,
+    /// The program's classes (indexed by `Kind::Class`): their methods by name.
+    classes: Vec<Vec<(&'a str, u32)>>,
 }
 
 /// A function whose body is being walked where it is defined: does it start processes,
@@ -172,7 +174,9 @@ impl<'a> Scanner<'a> {
                     self.bind(name, Value::UNKNOWN);
                     self.scopes.push(Scope::default());
                     self.scan_block(body);
-                    self.scopes.pop();
+                    let scope = self.scopes.pop().unwrap_or_default();
+                    let class = self.remember_class(scope);
+                    self.bind(name, class);
                 } else {
                     self.defining.push(DefFrame {
                         name,
@@ -345,6 +349,12 @@ impl<'a> Scanner<'a> {
             } => self.dict_comprehension(key, value, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
             ExprKind::Dict(items) => self.dict(items),
+            ExprKind::IfElse { test, body, orelse } => {
+                let test = self.eval(test);
+                let body = self.eval(body);
+                let orelse = self.eval(orelse);
+                either(test, body, orelse)
+            }
             ExprKind::Slice { .. } | ExprKind::Other => self.eval_children(expr),
         }
     }
@@ -452,6 +462,34 @@ impl<'a> Scanner<'a> {
             }
             super::calls::call_indirect(self, callee, positional, at);
         }
+    }
+
+    /// A class of the program: its methods, so that calls through its instances are
+    /// followed into them.
+    fn remember_class(&mut self, scope: Scope<'a>) -> Value {
+        let methods: Vec<(&'a str, u32)> = scope
+            .into_iter()
+            .filter_map(|(name, value)| match value.kind {
+                Kind::Function(index) => Some((name, index)),
+                _ => None,
+            })
+            .collect();
+        match u32::try_from(self.classes.len()) {
+            Ok(index) if self.classes.len() < MAX_TRACKED_ATTRIBUTES => {
+                self.classes.push(methods);
+                Value {
+                    kind: Kind::Class(index),
+                    taint: Taint::NONE,
+                }
+            }
+            _ => Value::UNKNOWN,
+        }
+    }
+
+    /// The method `name` of the program's class `class`, if it has one.
+    pub(super) fn method_of(&self, class: u32, name: &str) -> Option<u32> {
+        let methods = self.classes.get(class as usize)?;
+        methods.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
     }
 
     /// `{key: value}` with known keys folds (up to the fold limits); `**mapping` or a
@@ -700,6 +738,42 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// `body if test else orelse`: the branch a constant test picks; otherwise the branch
+/// that is something callable or text (the one the rules can follow), taints merged.
+fn either(test: Value, body: Value, orelse: Value) -> Value {
+    let truth = test
+        .as_int()
+        .map(|n| n != 0)
+        .or_else(|| test.exact_text().map(|t| !t.is_empty()));
+    match truth {
+        Some(true) => return body,
+        Some(false) => return orelse,
+        None => {}
+    }
+    let followable = |v: &Value| match v.kind {
+        Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => 2,
+        Kind::Text { .. } | Kind::Seq(_) | Kind::Dict(_) => 1,
+        _ => 0,
+    };
+    let taint = body.deep_taint().data().with(orelse.deep_taint().data());
+    if body == orelse {
+        return body;
+    }
+    let (mut pick, other) = if followable(&orelse) > followable(&body) {
+        (orelse, body)
+    } else {
+        (body, orelse)
+    };
+    // Text picked over something else is no longer known exactly (`x if c else "TODO"`).
+    if let (Kind::Text { text, exact: true }, false) = (&pick.kind, other == pick) {
+        pick.kind = Kind::Text {
+            text: text.clone(),
+            exact: false,
+        };
+    }
+    pick.tainted(taint)
+}
+
 fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
     match op {
         BinOp::Add => a.checked_add(b),
@@ -748,6 +822,10 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("reversed", "builtins.reversed"),
     ("map", "builtins.map"),
     ("ord", "builtins.ord"),
+    ("list", "builtins.list"),
+    ("tuple", "builtins.tuple"),
+    ("sorted", "builtins.sorted"),
+    ("dict", "builtins.dict"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.

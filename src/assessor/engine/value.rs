@@ -91,6 +91,9 @@ pub enum Kind {
     Partial(Rc<(Value, Vec<Value>)>),
     /// A dict with known keys (text or integers), in order.
     Dict(Rc<[(Value, Value)]>),
+    /// A class defined in the program, and an instance of one, by the scanner's index.
+    Class(u32),
+    Instance(u32),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -178,7 +181,12 @@ impl Value {
             Kind::Int(_) | Kind::NoneValue => true,
             Kind::Seq(items) => items.iter().all(Value::is_constant),
             Kind::Dict(pairs) => pairs.iter().all(|(_, v)| v.is_constant()),
-            Kind::Unknown | Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => false,
+            Kind::Unknown
+            | Kind::Name(_)
+            | Kind::Function(_)
+            | Kind::Partial(_)
+            | Kind::Class(_)
+            | Kind::Instance(_) => false,
         }
     }
 
@@ -215,6 +223,16 @@ impl Value {
             .fold(self.taint, |t, item| t.with(item.deep_taint()))
     }
 
+    /// What a `for` loop over this value goes through, when known: a list's items, a
+    /// dict's keys.
+    pub fn iterated(&self) -> Option<Vec<Value>> {
+        match &self.kind {
+            Kind::Seq(items) => Some(items.to_vec()),
+            Kind::Dict(pairs) => Some(pairs.iter().map(|(k, _)| k.clone()).collect()),
+            _ => None,
+        }
+    }
+
     /// The value under `key` of a dict with known keys.
     pub fn get(&self, key: &Value) -> Option<&Value> {
         let Kind::Dict(pairs) = &self.kind else {
@@ -242,6 +260,8 @@ pub struct Folder {
 /// One piece of text being assembled.
 pub enum Piece<'v> {
     Known(&'v str),
+    /// Text that is one of several possibilities (`"a" if c else x`): kept, not exact.
+    Inexact(&'v str),
     Unknown,
 }
 
@@ -262,6 +282,10 @@ impl Folder {
             match piece {
                 Piece::Known(part) => {
                     exact &= !part.contains(UNKNOWN_PART);
+                    text.push_str(part);
+                }
+                Piece::Inexact(part) => {
+                    exact = false;
                     text.push_str(part);
                 }
                 Piece::Unknown => {
@@ -307,6 +331,8 @@ impl Folder {
 /// A value's contribution to a joined string.
 pub fn piece(value: &Value) -> Piece<'_> {
     match &value.kind {
+        Kind::Text { text, exact: true } => Piece::Known(text),
+        Kind::Text { text, exact: false } if !text.contains(UNKNOWN_PART) => Piece::Inexact(text),
         Kind::Text { text, .. } => Piece::Known(text),
         _ => Piece::Unknown,
     }

@@ -64,8 +64,9 @@ const READING: &str = "## How programs are read
 
 const GAPS: &str = "## Known gaps
 
-- Methods of the program's own classes are walked once with unknown arguments; calls through
-  instances are not followed into them.
+- Calls through instances of the program's own classes are followed into their methods
+  (`__init__` on instantiation); instance attributes are shared by name (`self.x`) across
+  all instances, and inheritance is not followed.
 - Dictionaries with known keys are folded, but one filled at run time (`d[k] = v`) is not
   followed; code strings kept that way and `eval`ed are MEDIUM (run-time code).
 - `marshal` payloads are not disassembled (only executing one counts, as decode-then-execute).

@@ -249,3 +249,29 @@ fn calls_hidden_in_evaluated_strings_are_high() {
     );
     level(Level::Low, "print(eval('2 + 2'))\n");
 }
+
+#[test]
+fn instances_ternaries_varargs_and_dict_loops_are_followed() {
+    // Calls through an instance run the method with what __init__ stored; `a if c else b`
+    // keeps the followable branch; *args collects the arguments; `for k in d` sees keys.
+    fires(
+        "CRD104",
+        "import os\nclass R:\n    def __init__(self, c):\n        self.c = c\n    def go(self):\n        os.system(self.c)\nR('rm -rf /usr').go()\n",
+    );
+    fires(
+        "CRD104",
+        "import os, sys\nf = os.system if sys.argv else print\nf('rm -rf /etc')\n",
+    );
+    fires(
+        "CRD104",
+        "import subprocess\ndef sh(*p):\n    subprocess.run(' '.join(p), shell=True)\nsh('rm', '-rf', '/usr')\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nd = {'a': 'ls', 'b': 'rm -rf /opt'}\nfor k in d:\n    os.system(d[k])\n",
+    );
+    fires(
+        "CRD301",
+        "import os, sys\nos.system('grep %s .' % (sys.argv[1] if sys.argv else 'x'))\n",
+    );
+}
