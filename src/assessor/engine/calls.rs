@@ -283,7 +283,7 @@ pub(super) fn plain_call<'a>(
             let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
             match items.items().filter(|list| list.len() <= MAX_MAPPED_ITEMS) {
                 Some(list) => {
-                    for item in list.to_vec() {
+                    for item in list.iter().cloned() {
                         call_indirect(s, function, vec![item], at);
                     }
                 }

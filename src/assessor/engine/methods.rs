@@ -167,7 +167,7 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
         (true, Some(items)) => match items.items().filter(|list| list.len() <= 16) {
             // `pool.map(os.system, [a, b])`: each item in turn.
             Some(list) => {
-                for item in list.to_vec() {
+                for item in list.iter().cloned() {
                     call_indirect(s, &target, vec![item], at);
                 }
                 return Some(Value::UNKNOWN);

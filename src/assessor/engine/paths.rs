@@ -254,14 +254,28 @@ const EVERYDAY_PROC: &[&str] = &[
 /// Files of `/etc` read for ordinary reasons: name resolution, the OS name, time zone,
 /// MIME types, CA certificates.
 fn everyday_etc(rest: &[&str]) -> bool {
-    match rest {
-        ["hosts" | "hostname" | "resolv.conf" | "os-release" | "lsb-release" | "debian_version"
-        | "localtime" | "timezone" | "locale.conf" | "mime.types" | "nsswitch.conf"
-        | "protocols" | "services" | "machine-id"] => true,
-        ["ssl", "certs", ..] | ["pki", "tls", "certs", ..] | ["ca-certificates", ..] => true,
-        ["ssl", "cert.pem"] | ["zoneinfo", ..] => true,
-        _ => false,
-    }
+    matches!(
+        rest,
+        ["hosts"
+            | "hostname"
+            | "resolv.conf"
+            | "os-release"
+            | "lsb-release"
+            | "debian_version"
+            | "localtime"
+            | "timezone"
+            | "locale.conf"
+            | "mime.types"
+            | "nsswitch.conf"
+            | "protocols"
+            | "services"
+            | "machine-id"]
+            | ["ssl", "certs", ..]
+            | ["pki", "tls", "certs", ..]
+            | ["ca-certificates", ..]
+            | ["ssl", "cert.pem"]
+            | ["zoneinfo", ..]
+    )
 }
 
 /// Strings whose mere presence marks a container-escape attempt.
