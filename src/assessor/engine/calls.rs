@@ -270,7 +270,7 @@ pub(super) fn plain_call<'a>(
         }
         // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
         (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
-            if first.items().is_some() =>
+            if first.items().is_some() || first.taint.has(Taint::LISTING) =>
         {
             first.clone()
         }

@@ -8,7 +8,7 @@ use super::findings::Confidence;
 use super::paths::normalize;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
-use super::value::{piece, Piece, Taint, Value};
+use super::value::{piece, Piece, Taint, Value, UNKNOWN_PART};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Access {
@@ -166,8 +166,19 @@ pub(super) fn path_method(
         }
         "expanduser" | "resolve" | "absolute" => object.clone(),
         "glob" | "rglob" | "iterdir" => {
+            // `home.rglob("*.pem")` yields paths like `~/<?>/<?>.pem`.
+            let pattern = args
+                .get(0, "pattern")
+                .and_then(Value::text)
+                .map(|p| p.replace(['*', '?'], &UNKNOWN_PART.to_string()));
             let mut parts = vec![object.clone()];
-            parts.push(Value::UNKNOWN);
+            if method == "rglob" {
+                parts.push(Value::UNKNOWN);
+            }
+            parts.push(match pattern {
+                Some(pattern) => text_value(s, &pattern, Taint::NONE),
+                None => Value::UNKNOWN,
+            });
             join_paths(s, &parts, Taint::PATH.with(Taint::LISTING))
         }
         _ => Value::unknown(object.taint.data()),

@@ -62,7 +62,8 @@ impl<'a> Scanner<'a> {
     pub(super) fn comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
         self.scopes.push(Scope::default());
         let value = match clauses {
-            [only] if only.conditions.is_empty() => self.fold_comprehension(element, *only),
+            // Conditions are evaluated per item but not decided: every item is kept.
+            [only] => self.fold_comprehension(element, *only),
             _ => self.walk_comprehension(element, clauses),
         };
         self.scopes.pop();
@@ -104,12 +105,18 @@ impl<'a> Scanner<'a> {
                         return Value::unknown(taint);
                     }
                     self.bind_target(clause.target, item);
+                    for condition in clause.conditions.iter() {
+                        self.eval(condition);
+                    }
                     results.push(self.eval(element));
                 }
                 self.folder.seq(results)
             }
             _ => {
                 self.bind_target(clause.target, iter.element());
+                for condition in clause.conditions.iter() {
+                    self.eval(condition);
+                }
                 let value = self.eval(element);
                 collection_of(value)
             }

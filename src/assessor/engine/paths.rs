@@ -110,6 +110,7 @@ impl NormalPath<'_> {
         etc_secret
             || ssh_key
             || self.unknown_file_in_credential_dir()
+            || self.home_private_key()
             || proc_environ
             || self.has_pair(".aws", |f| f == "credentials" || f == "config")
             || self.has_pair(".docker", |f| f == "config.json")
@@ -145,6 +146,23 @@ impl NormalPath<'_> {
             ["proc", pid, _] => *pid != "self" && *pid != "thread-self",
             _ => false,
         }
+    }
+
+    /// A private key under the home directory, wherever it is kept there (`~/<?>/id_rsa`,
+    /// `~/<?>.pem`, `~/<?>.key`).
+    fn home_private_key(&self) -> bool {
+        let home = self.parts.first() == Some(&"~")
+            || self
+                .parts
+                .iter()
+                .take(2)
+                .any(|p| *p == "home" || *p == "root");
+        home && self.last().is_some_and(|f| {
+            (f.starts_with("id_") && !f.ends_with(".pub"))
+                || [".pem", ".key", ".p12", ".pfx"]
+                    .iter()
+                    .any(|x| f.ends_with(x))
+        })
     }
 
     /// `~/.ssh/<?>`, `~/.aws/<?>`: a file picked at run time from a directory that holds
@@ -387,6 +405,8 @@ mod tests {
         assert!(!normalize("~/.ssh/id_rsa.pub").is_secret());
         assert!(!normalize("/etc/passwd").is_secret());
         assert!(normalize("/home/u/.bash_history").is_secret());
+        assert!(normalize("~/\u{FFFD}/\u{FFFD}.pem").is_secret());
+        assert!(!normalize("certs/server.pem").is_secret());
     }
 
     #[test]

@@ -648,6 +648,12 @@ impl<'a> Scanner<'a> {
         let taint = left.deep_taint().with(right.deep_taint()).data();
         let path = left.taint.has(Taint::PATH);
         match (op, &left.kind, &right.kind) {
+            // Two listings added are a list of both kinds of element.
+            (BinOp::Add, Kind::Text { .. }, Kind::Text { .. })
+                if left.taint.has(Taint::LISTING) && right.taint.has(Taint::LISTING) =>
+            {
+                self.folder.seq(vec![left.clone(), right.clone()])
+            }
             (BinOp::Add, Kind::Text { .. }, _) | (BinOp::Add, _, Kind::Text { .. }) => {
                 self.folder.join([piece(&left), piece(&right)], taint)
             }
