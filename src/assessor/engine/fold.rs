@@ -7,13 +7,9 @@
 use super::value::{piece, Piece, Value};
 
 /// Fills `%s`-style or `{}`-style placeholders with the given values, in order; values
-/// that are not known text become unknown parts.
-pub fn substitute<'v>(template: &'v str, args: &'v [Value], braces: bool) -> Vec<Piece<'v>> {
-    substitute_named(template, args, &[], braces)
-}
-
-/// `substitute`, with `{name}`, `{0}` and `{name!r}` placeholders of `str.format` taken
-/// from the keyword or positional arguments (`!r` quotes known text as `repr` would).
+/// that are not known text become unknown parts. `{name}`, `{0}`, `{name!r}` (`str.format`)
+/// and `%(name)s` (`%` with a dict) take the named or numbered value (`!r` quotes known
+/// text as `repr` would).
 pub fn substitute_named<'v>(
     template: &'v str,
     args: &'v [Value],
@@ -31,20 +27,30 @@ pub fn substitute_named<'v>(
             rest = &after[1..];
             continue;
         }
+        // `%(name)s` takes `name` from a mapping.
+        let mapping_key = (!braces && after.starts_with('('))
+            .then(|| after[1..].split_once(')').map(|(key, _)| key))
+            .flatten();
         let end = if braces {
             after.find('}').map_or(after.len(), |e| e + 1)
         } else {
-            after
+            let from = mapping_key.map_or(0, |key| key.len() + 2);
+            after[from..]
                 .find(|c: char| c.is_ascii_alphabetic())
-                .map_or(after.len(), |e| e + 1)
+                .map_or(after.len(), |e| from + e + 1)
         };
-        let field = &after[..end.saturating_sub(1)];
+        let field = match mapping_key {
+            Some(key) => key,
+            None => &after[..end.saturating_sub(1)],
+        };
         let (key, conversion) = match field.split_once('!') {
             Some((key, conversion)) => (key, conversion.chars().next()),
             None => (field.split(':').next().unwrap_or(""), None),
         };
         let key = key.split(':').next().unwrap_or("");
-        let value = if !braces || key.is_empty() {
+        let value = if let Some(key) = mapping_key {
+            named.iter().find(|(name, _)| *name == key).map(|(_, v)| v)
+        } else if !braces || key.is_empty() {
             next.next()
         } else if let Ok(index) = key.parse::<usize>() {
             args.get(index)
@@ -138,11 +144,14 @@ mod tests {
         let mut folder = Folder::default();
         let slash = folder.literal("/");
         let value = folder.join(
-            substitute("rm -rf %s", std::slice::from_ref(&slash), false),
+            substitute_named("rm -rf %s", std::slice::from_ref(&slash), &[], false),
             Default::default(),
         );
         assert_eq!(value.exact_text(), Some("rm -rf /"));
-        let value = folder.join(substitute("echo {} {}", &[], true), Default::default());
+        let value = folder.join(
+            substitute_named("echo {} {}", &[], &[], true),
+            Default::default(),
+        );
         assert_eq!(value.exact_text(), None);
         let named = [
             ("fn", folder.literal("popen")),

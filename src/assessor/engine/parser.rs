@@ -422,10 +422,6 @@ impl<'a, F: FnMut(Child<'a>)> Visitor<'a> for ChildVisitor<F> {
 pub struct Exprs<'a>(&'a [ast::Expr]);
 
 impl<'a> Exprs<'a> {
-    pub fn is_empty(self) -> bool {
-        self.0.is_empty()
-    }
-
     pub fn iter(self) -> impl Iterator<Item = Expr<'a>> {
         self.0.iter().map(Expr)
     }

@@ -665,7 +665,15 @@ impl<'a> Scanner<'a> {
                 let args = right
                     .items()
                     .map_or_else(|| vec![right.clone()], <[Value]>::to_vec);
-                let pieces = super::fold::substitute(text, &args, false);
+                // `"%(cmd)s" % {"cmd": ...}`: named fields from a dict with known keys.
+                let named: Vec<(&str, Value)> = match &right.kind {
+                    Kind::Dict(pairs) => pairs
+                        .iter()
+                        .filter_map(|(k, v)| k.exact_text().map(|k| (k, v.clone())))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let pieces = super::fold::substitute_named(text, &args, &named, false);
                 self.folder.join(pieces, taint)
             }
             // `"../" * 6`: repetition within the fold limits.

@@ -106,3 +106,12 @@ fn dicts_with_known_keys_fold() {
         "d = {'f': '2 * 3'}\nprint({k: eval(v) for k, v in d.items()})\n",
     );
 }
+
+#[test]
+fn percent_formatting_with_a_mapping_folds() {
+    // `"%(flags)s %(dir)s" % {...}` takes each field from the dict.
+    fires(
+        "CRD104",
+        "import os\nos.system('rm %(f)s %(d)s' % {'f': '-rf', 'd': '/usr'})\n",
+    );
+}
