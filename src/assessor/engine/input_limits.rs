@@ -90,6 +90,24 @@ pub fn nesting_within_limit(source: &str) -> bool {
     within
 }
 
+/// Whether `source`'s estimated nesting stays within `cap` (past [`MAX_NESTING`], so it is
+/// too deep to walk, but shallow enough that parsing it to find the deep parts is cheap:
+/// ruff's parser spends about a kilobyte of heap per level).
+pub fn nesting_within(source: &str, cap: u32) -> bool {
+    let mut estimate = NestingEstimate::default();
+    let mut within = true;
+    shape_tokens(source, |shape| {
+        estimate.push(shape);
+        within = estimate.depth() <= cap && estimate.flat_total <= MAX_FLAT_RUN * 4;
+        within
+    });
+    within
+}
+
+/// Deepest estimated nesting at which a program too large to parse first is still parsed
+/// to find its deep parts.
+pub const PARSEABLE_NESTING: u32 = 4096;
+
 /// The same estimate over the tokens the parser read for `module`.
 pub fn parsed_nesting_within_limit(module: &Module) -> bool {
     parsed_nesting(module).is_some()

