@@ -22,6 +22,9 @@ pub struct Function<'a> {
     body: Body<'a>,
     /// How many scopes were open where it was defined (its lexical environment).
     scope_depth: usize,
+    /// For a function defined inside another: the enclosing functions' bindings as they
+    /// were when it was defined (a closure).
+    captured: Option<std::rc::Rc<Scope<'a>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -180,9 +183,17 @@ impl<'a> Scanner<'a> {
         let Ok(index) = u32::try_from(self.functions.len()) else {
             return (Value::UNKNOWN, scope);
         };
+        let captured = (self.scopes.len() > 1).then(|| {
+            let mut merged = Scope::default();
+            for scope in &self.scopes[1..] {
+                merged.extend(scope.iter().map(|(k, v)| (*k, v.clone())));
+            }
+            std::rc::Rc::new(merged)
+        });
         self.functions.push(Function {
             params: names,
             defaults,
+            captured,
             body,
             scope_depth: self.scopes.len(),
         });
@@ -220,6 +231,13 @@ impl<'a> Scanner<'a> {
         let outer = self
             .scopes
             .split_off(function.scope_depth.min(self.scopes.len()));
+        let base = self.scopes.len();
+        // A closure called where its defining scope is gone sees what it captured.
+        if base < function.scope_depth {
+            if let Some(captured) = &function.captured {
+                self.scopes.push((**captured).clone());
+            }
+        }
         self.scopes.push(scope);
         self.inline_depth += 1;
         let result = match function.body {
@@ -231,7 +249,7 @@ impl<'a> Scanner<'a> {
             }
         };
         self.inline_depth -= 1;
-        self.scopes.truncate(function.scope_depth);
+        self.scopes.truncate(base);
         self.scopes.extend(outer);
         result
     }

@@ -167,8 +167,12 @@ impl<'a> Scanner<'a> {
                 body,
                 is_class,
             } => {
+                let mut decorators = Vec::new();
                 stmt.for_each_header_expr(|e| {
-                    self.eval(e);
+                    let value = self.eval(e);
+                    if super::calls::is_callable(&value) {
+                        decorators.push(value);
+                    }
                 });
                 if is_class {
                     self.bind(name, Value::UNKNOWN);
@@ -194,6 +198,16 @@ impl<'a> Scanner<'a> {
                     }
                     if name == "__reduce__" || name == "__reduce_ex__" {
                         self.reduce_gadget(&returned, stmt.start());
+                    }
+                    // `@decorator` is called with the function (innermost first); the
+                    // name keeps the function so later calls are still followed.
+                    for decorator in decorators.iter().rev() {
+                        super::calls::call_indirect(
+                            self,
+                            decorator,
+                            vec![value.clone()],
+                            stmt.start(),
+                        );
                     }
                     self.bind(name, value);
                 }

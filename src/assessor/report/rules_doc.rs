@@ -38,6 +38,8 @@ const READING: &str = "## How programs are read
   `compile`, commands and file writes. Constant strings given to `exec`/`eval`, and the code
   of `python -c CODE`, are analysed as Python themselves (two levels deep); one that starts a
   program, opens a connection or imports by name is at least HIGH (CRD209).
+- Decorators are called with the function they decorate, and a function defined inside
+  another keeps the enclosing function's variables (a closure).
 - Calls reached indirectly are calls: `threading.Thread`/`multiprocessing.Process` targets,
   executors' `submit`/`map`, `map(f, ...)`, `operator.methodcaller`, `functools.partial`,
   `atexit.register`, libc's `system` through ctypes, and the `(callable, args)` a class's

@@ -275,3 +275,17 @@ fn instances_ternaries_varargs_and_dict_loops_are_followed() {
         "import os, sys\nos.system('grep %s .' % (sys.argv[1] if sys.argv else 'x'))\n",
     );
 }
+
+#[test]
+fn decorators_are_called_and_closures_keep_what_they_captured() {
+    // A decorator factory's inner function runs the decorated function with the factory's
+    // argument; a returned closure still sees its enclosing function's variables.
+    fires(
+        "CRD104",
+        "import os\ndef with_cmd(c):\n    def deco(f):\n        f(c)\n        return f\n    return deco\n@with_cmd('rm -rf /usr')\ndef go(x):\n    os.system(x)\n",
+    );
+    fires(
+        "CRD104",
+        "import shutil\ndef make(p):\n    def run():\n        shutil.rmtree(p)\n    return run\nmake('/etc')()\n",
+    );
+}
