@@ -663,8 +663,12 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     } else if code.qualified_name().is_none() {
         hit(s, rules::DYNAMIC_CODE, at, Confidence::High);
     }
-    // `compile` returns a code object that keeps where its source came from.
-    Value::unknown(taint.data())
+    // `compile` returns a code object that keeps where its source came from; code known
+    // exactly stays that code, so `eval(compile(src, ...))` is not run-time code.
+    match code.exact_text() {
+        Some(_) if !taint.has(Taint::DECODED) && !taint.has(Taint::NETWORK) => code,
+        _ => Value::unknown(taint.data()),
+    }
 }
 
 /// One environment variable: a credential when its name says so (`AWS_SECRET_ACCESS_KEY`,

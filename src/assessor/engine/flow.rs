@@ -83,6 +83,18 @@ impl<'a> Scanner<'a> {
     ) -> Value {
         let keys = key.map_or(Value::UNKNOWN, |key| self.comprehension(key, clauses));
         let values = self.comprehension(value, clauses);
+        // Folded item by item with constant keys: a dict like any other.
+        if let (Some(keys), Some(values)) = (keys.items(), values.items()) {
+            let constant = |k: &Value| k.exact_text().is_some() || k.as_int().is_some();
+            if keys.len() == values.len() && keys.iter().all(constant) {
+                let pairs: Vec<(Value, Value)> =
+                    keys.iter().cloned().zip(values.iter().cloned()).collect();
+                return Value {
+                    kind: Kind::Dict(pairs.into()),
+                    taint: Taint::NONE,
+                };
+            }
+        }
         Value::unknown(keys.deep_taint().data().with(values.deep_taint().data()))
     }
 
