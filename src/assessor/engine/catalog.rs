@@ -246,7 +246,15 @@ pub fn api(name: &str) -> Option<Api> {
         | "telnetlib.Telnet"
         | "paramiko.SSHClient"
         | "asyncio.open_connection"
-        | "xmlrpc.client.ServerProxy" => NetworkClient,
+        | "xmlrpc.client.ServerProxy"
+        | "boto3.client"
+        | "boto3.resource"
+        | "boto3.session.Session"
+        | "boto3.Session"
+        | "google.cloud.storage.Client"
+        | "slack_sdk.WebClient"
+        | "pysftp.Connection"
+        | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "pathlib.Path" | "pathlib.PosixPath" | "pathlib.PurePath" | "pathlib.PurePosixPath" => {
             PathNew
