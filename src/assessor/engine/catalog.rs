@@ -129,6 +129,8 @@ pub fn api(name: &str) -> Option<Api> {
     use Api::*;
     Some(match name {
         "builtins.exec" | "builtins.eval" | "builtins.compile" => CodeExec,
+        // A function made from a code object runs that code when called.
+        "types.FunctionType" | "types.LambdaType" => CodeExec,
         "runpy.run_path" | "runpy.run_module" => RunPath,
         "builtins.__import__" => ImportByName { top_level: true },
         "importlib.import_module" | "importlib.__import__" => ImportByName { top_level: false },
