@@ -239,6 +239,9 @@ fn every_issue_family_is_in_the_corpus() {
         "secret_read",
         "ctypes_libc",
         "capabilities",
+        "system_recon",
+        "fork_bomb",
+        "hidden_call",
         "benign",
     ];
     for family in families {

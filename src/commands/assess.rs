@@ -1,12 +1,14 @@
 //! `cordon assess FILE...`: assesses files statically, in process (nothing runs, no NATS),
 //! and prints text, a JSON array or SARIF 2.1.0. Exit status (documented in the README):
 //! `0` no finding at or above `--fail-on`, `1` at least one, `2` bad usage or a file that
-//! could not be read (the readable ones are still reported).
+//! could not be read (the readable ones are still reported). Files are decoded as Python
+//! would (PEP 263 coding cookies); one that is not text is reported HIGH (CRD005).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::EXIT_USAGE;
+use crate::assessor::engine::{decode_source, not_python_source, SourceText};
 use crate::assessor::report::external;
 use crate::assessor::report::output::{self, FileReport};
 use crate::assessor::Policy;
@@ -45,8 +47,16 @@ fn assess_all(
     (settings, policy): (&Settings, &Policy),
 ) -> Vec<Result<FileReport, String>> {
     let one = |path: &PathBuf| {
-        let source = read_source(path)?;
-        Ok(assess_one(path, &source, origin, (settings, policy)))
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Ok(match decode_source(&bytes) {
+            SourceText::Text(source) => assess_one(path, &source, origin, (settings, policy)),
+            SourceText::NotText => FileReport {
+                path: path.display().to_string(),
+                assessment: not_python_source(origin, policy),
+                analysers: Vec::new(),
+            },
+        })
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if files.len() < 2 * cores {
@@ -81,18 +91,6 @@ fn assess_one(
         assessment,
         analysers,
     }
-}
-
-/// The file as UTF-8 text, or a one-line reason naming it.
-fn read_source(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "cannot assess {}: not UTF-8 text (first bad byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
 }
 
 /// Prints the reports; false when they could not be serialized.

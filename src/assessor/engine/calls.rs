@@ -65,28 +65,135 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         }
         _ => s.eval(func),
     };
-    let mut args = Args {
+    let args = Args {
         positional: call.args().iter().map(|e| s.eval(e)).collect(),
         keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
     };
     check_argument_text(s, &args, at);
     if let Some((object, attr)) = receiver {
-        return method_call(s, &object, attr, &args, at);
+        s.note_call_in_loop(attr, at);
+        if let Kind::Instance(class) = object.kind {
+            // `Runner(cmd).run()`: the method runs with `self` and its arguments bound.
+            return match s.method_of(class, attr) {
+                Some(method) => {
+                    let mut positional = vec![object.clone()];
+                    positional.extend(args.positional.iter().cloned());
+                    s.call_function(method, &positional, &args.keywords)
+                }
+                None => Value::unknown(args.data_taint()),
+            };
+        }
+        let result = method_call(s, &object, attr, &args, at);
+        // `parser.read(secret_path)`, `items.append(secret)`: the object now holds secrets.
+        let secret = Taint::SECRET.with(Taint::CREDENTIAL);
+        let flows = result.taint.with(args.data_taint());
+        if flows.has(secret) {
+            if let ExprKind::Attribute { value, .. } = func.kind() {
+                if let ExprKind::Name(name) = value.kind() {
+                    let held = s.lookup(name).tainted(Taint::SECRET);
+                    s.bind(name, held);
+                }
+            }
+        }
+        return result;
     }
+    match (&callee.kind, func.kind()) {
+        (Kind::Name(name), _) => s.note_call_in_loop(&name.clone(), at),
+        (_, ExprKind::Attribute { attr, .. }) => s.note_call_in_loop(attr, at),
+        (_, ExprKind::Name(name)) => s.note_call_in_loop(name, at),
+        _ => {}
+    }
+    call_value(s, &callee, args, at)
+}
+
+/// Calls whatever `callee` stands for: a partial, a method caller, a known API, one of the
+/// program's functions. Used for direct calls and for calls reached indirectly (thread
+/// targets, executors, `map`, `__reduce__`).
+pub(super) fn call_value<'a>(
+    s: &mut Scanner<'a>,
+    callee: &Value,
+    mut args: Args<'a>,
+    at: u32,
+) -> Value {
     // `functools.partial(f, a)(b)` calls `f(a, b)`.
     let callee = match &callee.kind {
         Kind::Partial(partial) => {
             let (function, bound) = &**partial;
+            // `operator.methodcaller("system", "id")(os)` calls `os.system("id")`.
+            if let Some(method) = function
+                .qualified_name()
+                .and_then(|n| n.strip_prefix(METHOD_CALLER))
+            {
+                let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+                let method = method.to_string();
+                let args = Args {
+                    positional: bound.clone(),
+                    keywords: Vec::new(),
+                };
+                return call_method(s, &object, &method, args, at);
+            }
             args.positional.splice(0..0, bound.iter().cloned());
             function.clone()
         }
-        _ => callee,
+        _ => callee.clone(),
     };
     let api = callee.qualified_name().and_then(catalog::api);
     match api {
         Some(api) => apply(s, api, &args, at),
-        None => plain_call(s, &callee, &args),
+        None => plain_call(s, &callee, &args, at),
     }
+}
+
+/// `object.method(args)` for an object known only as a value.
+fn call_method<'a>(
+    s: &mut Scanner<'a>,
+    object: &Value,
+    method: &str,
+    args: Args<'a>,
+    at: u32,
+) -> Value {
+    if object.qualified_name().is_some() {
+        let callee = s.attribute(object, method);
+        return call_value(s, &callee, args, at);
+    }
+    method_call(s, object, method, &args, at)
+}
+
+/// Most items of a known list that `map(f, items)` calls `f` on one by one.
+const MAX_MAPPED_ITEMS: usize = 16;
+
+/// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
+const METHOD_CALLER: &str = "operator.methodcaller:";
+
+/// Whether a value can be called for an effect the rules see.
+pub(super) fn is_callable(value: &Value) -> bool {
+    match &value.kind {
+        Kind::Function(_) | Kind::Partial(_) | Kind::Class(_) => true,
+        Kind::Name(name) => catalog::api(name).is_some(),
+        _ => false,
+    }
+}
+
+/// `Thread(target=f, args=(a,))`, `executor.submit(f, a)`, `map(f, items)`: calls `f`
+/// with the arguments given (a list of items stands for one of its elements).
+pub(super) fn call_indirect<'a>(
+    s: &mut Scanner<'a>,
+    target: &Value,
+    positional: Vec<Value>,
+    at: u32,
+) -> Value {
+    if !is_callable(target) {
+        return Value::unknown(
+            positional
+                .iter()
+                .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data())),
+        );
+    }
+    let args = Args {
+        positional,
+        keywords: Vec::new(),
+    };
+    call_value(s, target, args, at)
 }
 
 /// `functools.partial(f, args...)`: remembers `f` and the arguments; a partial of a
@@ -131,9 +238,27 @@ pub(super) fn text_value(s: &mut Scanner<'_>, text: &str, taint: Taint) -> Value
 
 /// A call to something the catalog does not know: builtins that pass text through, or
 /// an unknown function whose result carries its inputs' data taint.
-pub(super) fn plain_call<'a>(s: &mut Scanner<'a>, callee: &Value, args: &Args<'a>) -> Value {
+pub(super) fn plain_call<'a>(
+    s: &mut Scanner<'a>,
+    callee: &Value,
+    args: &Args<'a>,
+    at: u32,
+) -> Value {
     if let Kind::Function(index) = callee.kind {
         return s.call_function(index, &args.positional, &args.keywords);
+    }
+    if let Kind::Class(class) = callee.kind {
+        // Instantiating runs `__init__` with the new instance as `self`.
+        let instance = Value {
+            kind: Kind::Instance(class),
+            taint: Taint::NONE,
+        };
+        if let Some(init) = s.method_of(class, "__init__") {
+            let mut positional = vec![instance.clone()];
+            positional.extend(args.positional.iter().cloned());
+            s.call_function(init, &positional, &args.keywords);
+        }
+        return instance;
     }
     let first = args.positional.first();
     match (callee.qualified_name(), first) {
@@ -142,6 +267,31 @@ pub(super) fn plain_call<'a>(s: &mut Scanner<'a>, callee: &Value, args: &Args<'a
         }
         (Some("builtins.str" | "builtins.bytes" | "builtins.bytearray"), Some(first)) => {
             first.clone()
+        }
+        // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
+        (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
+            if first.items().is_some() || first.taint.has(Taint::LISTING) =>
+        {
+            first.clone()
+        }
+        (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
+            first.clone()
+        }
+        (Some("builtins.map" | "builtins.filter"), Some(function))
+            if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
+        {
+            let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
+            match items.items().filter(|list| list.len() <= MAX_MAPPED_ITEMS) {
+                Some(list) => {
+                    for item in list.iter().cloned() {
+                        call_indirect(s, function, vec![item], at);
+                    }
+                }
+                None => {
+                    call_indirect(s, function, vec![items.element()], at);
+                }
+            }
+            Value::UNKNOWN
         }
         (Some("builtins.map"), Some(function)) => map_call(s, function, args.positional.get(1)),
         (Some("builtins.ord"), Some(first)) => match first.exact_text().map(str::chars) {
@@ -163,6 +313,23 @@ pub(super) fn plain_call<'a>(s: &mut Scanner<'a>, callee: &Value, args: &Args<'a
             None => Value::UNKNOWN,
         },
         (Some("builtins.globals"), None) => Value::name("builtins.__dict__"),
+        (Some("builtins.str.maketrans" | "builtins.bytes.maketrans"), _) => {
+            super::methods::maketrans(s, &args.positional)
+        }
+        // `reduce(getattr, ["path", "join"], os)` is `os.path.join`.
+        (Some("functools.reduce"), Some(function))
+            if function.qualified_name() == Some("builtins.getattr") =>
+        {
+            let names = args.positional.get(1).and_then(Value::items).unwrap_or(&[]);
+            let mut value = args.positional.get(2).cloned().unwrap_or(Value::UNKNOWN);
+            for name in names {
+                value = match (name.exact_text(), value.qualified_name()) {
+                    (Some(attr), Some(_)) => s.attribute(&value, attr),
+                    _ => Value::UNKNOWN,
+                };
+            }
+            value
+        }
         _ => Value::unknown(args.data_taint().with(callee.taint.data())),
     }
 }
@@ -242,10 +409,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Decode => decode(s, args, taint),
         Api::Fetch => {
             network(s, at);
+            send_out(s, args, at);
             Value::unknown(Taint::NETWORK)
         }
         Api::Download => {
             network(s, at);
+            send_out(s, args, at);
             if let Some(path) = args.get(1, "filename").and_then(Value::text) {
                 s.caps.downloads.push(path.into());
             }
@@ -257,11 +426,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::SocketConnect => {
             network(s, at);
+            send_out(s, args, at);
             s.caps.socket_connect.get_or_insert(at);
             Value::unknown(Taint::SOCKET.with(Taint::NETWORK))
         }
         Api::NetworkClient => {
             network(s, at);
+            send_out(s, args, at);
             Value::unknown(Taint::NETWORK)
         }
         Api::Open => {
@@ -285,6 +456,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::WriteTo { arg } => {
             if let Some(path) = args.get(arg, "dst").cloned() {
                 file_access(s, &path, Access::Write, at);
+            }
+            if arg == 1 {
+                // A copy or move reads its source first.
+                if let Some(source) = args.get(0, "src").cloned() {
+                    file_access(s, &source, Access::Read, at);
+                }
             }
             Value::unknown(taint)
         }
@@ -318,6 +495,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::Deserialize => {
             hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            if let Some(payload) = args.positional.first().and_then(Value::exact_text) {
+                if payload_runs_code(payload) {
+                    hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+                }
+            }
             if taint.has(Taint::NETWORK) {
                 // Unpickling network data runs whatever the server sends.
                 hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
@@ -356,7 +538,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let code = args.get(0, "i").cloned().unwrap_or(Value::UNKNOWN);
             chr(s, &code)
         }
-        Api::Getenv => Value::UNKNOWN,
+        Api::Getenv => environment_value(args.get(0, "key")),
         Api::LoadSource { arg } => {
             let path = args.get(arg, "path").cloned().unwrap_or(Value::UNKNOWN);
             run_file(s, &path, at);
@@ -371,6 +553,38 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
         Api::Walk => walk(s, args.get(0, "top")),
         Api::Partial => partial(args),
+        // `getsitepackages()` is a list and `get_paths()` a mapping: a listing whose
+        // elements are that directory.
+        Api::SitePackages => text_value(s, "/usr/lib/\u{FFFD}/site-packages", Taint::LISTING),
+        Api::MethodCaller => match args.positional.split_first() {
+            Some((name, bound)) => match name.exact_text() {
+                Some(method) => Value {
+                    kind: Kind::Partial(std::rc::Rc::new((
+                        Value::name(&format!("{METHOD_CALLER}{method}")),
+                        bound.to_vec(),
+                    ))),
+                    taint: Taint::NONE,
+                },
+                None => Value::UNKNOWN,
+            },
+            None => Value::UNKNOWN,
+        },
+        Api::CallsTarget { target, args: from } => {
+            let function = args.keyword("target").or(args.positional.get(target));
+            let given = args.keyword("args").or(args.positional.get(from)).cloned();
+            if let Some(function) = function.cloned() {
+                let positional = match given {
+                    // `atexit.register(f, *args)`: the arguments follow the function.
+                    _ if from == 0 => args.positional.iter().skip(target + 1).cloned().collect(),
+                    Some(list) => list
+                        .items()
+                        .map_or_else(|| vec![list.clone()], <[Value]>::to_vec),
+                    None => Vec::new(),
+                };
+                call_indirect(s, &function, positional, at);
+            }
+            Value::UNKNOWN
+        }
         Api::ProcessList => Value::unknown(Taint::FOREIGN_PROCESS),
         Api::ProcessHandle => match args.get(0, "pid") {
             Some(pid) if !pid.taint.has(Taint::OWN_PID) => Value::unknown(Taint::FOREIGN_PROCESS),
@@ -408,6 +622,26 @@ fn walk(s: &mut Scanner<'_>, top: Option<&Value>) -> Value {
     s.folder.seq(vec![triple])
 }
 
+/// A call that sends its arguments off the machine: secret data among them is
+/// exfiltration. A credential from the environment in `headers`/`auth` is the program
+/// authenticating itself, not a leak.
+pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
+    let leaked = args.positional.iter().any(carries_secret)
+        || args.keywords.iter().any(|(name, value)| match name {
+            Some("headers" | "auth") => value.deep_taint().has(Taint::SECRET),
+            _ => carries_secret(value),
+        });
+    if leaked {
+        hit(s, rules::EXFILTRATION, at, Confidence::High);
+    }
+}
+
+pub(super) fn carries_secret(value: &Value) -> bool {
+    value
+        .deep_taint()
+        .has(Taint::SECRET.with(Taint::CREDENTIAL))
+}
+
 pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
     hit(s, rules::NETWORK, at, Confidence::High);
     s.caps.note_network(at);
@@ -418,6 +652,10 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     let taint = code.deep_taint();
     if taint.has(Taint::DECODED) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+        // What it decodes to is analysed too (a decoded reverse shell is also one).
+        if let Some(text) = code.exact_text() {
+            s.nested_sources.push((text.into(), at));
+        }
     } else if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     } else if let Some(text) = code.exact_text() {
@@ -425,8 +663,89 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     } else if code.qualified_name().is_none() {
         hit(s, rules::DYNAMIC_CODE, at, Confidence::High);
     }
-    // `compile` returns a code object that keeps where its source came from.
-    Value::unknown(taint.data())
+    // `compile` returns a code object that keeps where its source came from; code known
+    // exactly stays that code, so `eval(compile(src, ...))` is not run-time code.
+    match code.exact_text() {
+        Some(_) if !taint.has(Taint::DECODED) && !taint.has(Taint::NETWORK) => code,
+        _ => Value::unknown(taint.data()),
+    }
+}
+
+/// One environment variable: a credential when its name says so (`AWS_SECRET_ACCESS_KEY`,
+/// `GITHUB_TOKEN`, `DB_PASSWORD`).
+pub(super) fn environment_value(key: Option<&Value>) -> Value {
+    const MARKERS: &[&str] = &[
+        "SECRET",
+        "TOKEN",
+        "PASSW",
+        "PASSWD",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE",
+        "CREDENTIAL",
+        "ACCESS_KEY",
+        "AUTH",
+        "SESSION",
+        "COOKIE",
+    ];
+    let name = key.and_then(Value::exact_text).map(str::to_ascii_uppercase);
+    if name.as_deref() == Some("HOME") {
+        return Value {
+            kind: Kind::Text {
+                text: "~".into(),
+                exact: true,
+            },
+            taint: Taint::NONE,
+        };
+    }
+    match name {
+        Some(name) if MARKERS.iter().any(|m| name.contains(m)) => Value::unknown(Taint::CREDENTIAL),
+        _ => Value::UNKNOWN,
+    }
+}
+
+/// Whether a constant pickle imports something that runs code or commands when loaded.
+/// The text is tried as the bytes it was written as (Latin-1 for non-UTF-8 literals) and
+/// as UTF-8.
+fn payload_runs_code(payload: &str) -> bool {
+    let latin1: Option<Vec<u8>> = payload
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect();
+    let candidates = latin1.into_iter().chain([payload.as_bytes().to_vec()]);
+    candidates
+        .flat_map(|bytes| super::pickle::globals(&bytes))
+        .any(|global| {
+            matches!(
+                catalog::api(&canonical_name(&global)),
+                Some(
+                    Api::Shell
+                        | Api::Process
+                        | Api::ExecProgram
+                        | Api::PtySpawn
+                        | Api::CodeExec
+                        | Api::RunPath
+                        | Api::ImportByName { .. }
+                        | Api::GetAttr
+                        | Api::LoadLibrary
+                        | Api::Remove
+                        | Api::Kill
+                )
+            )
+        })
+}
+
+/// Bytes as text: UTF-8 when they are, otherwise one character per byte (Latin-1), so
+/// binary payloads (pickles) keep every byte.
+pub(super) fn bytes_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(_) => bytes
+            .iter()
+            .map(|b| char::from(*b))
+            .collect::<String>()
+            .into(),
+    }
 }
 
 /// `runpy.run_path(p)` and friends.
@@ -477,7 +796,15 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     match (name.and_then(Value::exact_text), object.qualified_name()) {
         (Some(attr), Some(_)) => s.attribute(&object, attr),
         (Some(attr), None) if object.taint.has(Taint::LIBC) => {
-            libc_call(s, attr, at);
+            libc_call(
+                s,
+                attr,
+                &Args {
+                    positional: Vec::new(),
+                    keywords: Vec::new(),
+                },
+                at,
+            );
             Value::unknown(object.taint)
         }
         (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
@@ -503,9 +830,12 @@ pub(super) fn decode(s: &mut Scanner<'_>, args: &Args<'_>, taint: Taint) -> Valu
         (Some(text), None) => fold::hex_decode(text).or_else(|| fold::base64_decode(text)),
         _ => None,
     };
-    match decoded.map(String::from_utf8) {
-        Some(Ok(text)) => text_value(s, &text, taint.with(Taint::DECODED)),
-        _ => Value::unknown(taint.with(Taint::DECODED)),
+    match decoded {
+        Some(bytes) => {
+            let text = bytes_text(&bytes).into_owned();
+            text_value(s, &text, taint.with(Taint::DECODED))
+        }
+        None => Value::unknown(taint.with(Taint::DECODED)),
     }
 }
 
@@ -526,8 +856,18 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
     Value::unknown(Taint::NATIVE_LIB)
 }
 
-pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, at: u32) {
+pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
     let rule = match function {
+        "system" | "popen" => {
+            // `CDLL("libc.so.6").system(b"...")` is `os.system` by another door.
+            run_command(s, args.positional.first(), true, at);
+            return;
+        }
+        "execv" | "execve" | "execvp" | "execl" | "execlp" | "posix_spawn" => {
+            let command = exec_program_argv(s, args);
+            run_command(s, Some(&command), false, at);
+            return;
+        }
         "setuid" | "setgid" | "seteuid" | "setegid" | "setreuid" | "setregid" | "setresuid"
         | "setresgid" | "setgroups" => rules::SET_ID,
         "prctl" | "capset" => rules::CAPABILITIES,

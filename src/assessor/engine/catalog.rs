@@ -82,6 +82,17 @@ pub enum Api {
     ProcessHandle,
     /// `functools.partial`: a function with some arguments already bound.
     Partial,
+    /// The site-packages directory (or a list or mapping of such directories).
+    SitePackages,
+    /// `operator.methodcaller(name, args...)`: calls `name` on what it is given.
+    MethodCaller,
+    /// Calls the function in argument `target` (or `target=`) with the argument list in
+    /// argument `args` (or `args=`): threads, processes, timers. `args: 0` means the
+    /// arguments follow the function (`atexit.register(f, *args)`).
+    CallsTarget {
+        target: usize,
+        args: usize,
+    },
 }
 
 /// The name a module is known by here: platform aliases collapse onto their portable name.
@@ -118,6 +129,8 @@ pub fn api(name: &str) -> Option<Api> {
     use Api::*;
     Some(match name {
         "builtins.exec" | "builtins.eval" | "builtins.compile" => CodeExec,
+        // A function made from a code object runs that code when called.
+        "types.FunctionType" | "types.LambdaType" => CodeExec,
         "runpy.run_path" | "runpy.run_module" => RunPath,
         "builtins.__import__" => ImportByName { top_level: true },
         "importlib.import_module" | "importlib.__import__" => ImportByName { top_level: false },
@@ -205,13 +218,27 @@ pub fn api(name: &str) -> Option<Api> {
         "importlib.util.spec_from_file_location"
         | "importlib.machinery.SourceFileLoader"
         | "imp.load_source" => LoadSource { arg: 1 },
+        "zipimport.zipimporter" => LoadSource { arg: 0 },
         "os.open" => OsOpen,
         "glob.glob" | "glob.iglob" => Listing { names_only: false },
         "os.listdir" | "os.scandir" => Listing { names_only: true },
         "os.walk" => Walk,
         "psutil.process_iter" | "psutil.pids" => ProcessList,
         "psutil.Process" => ProcessHandle,
-        "functools.partial" => Partial,
+        "functools.partial" | "functools.partialmethod" => Partial,
+        "site.getsitepackages"
+        | "site.getusersitepackages"
+        | "sysconfig.get_path"
+        | "sysconfig.get_paths"
+        | "distutils.sysconfig.get_python_lib" => SitePackages,
+        "operator.methodcaller" => MethodCaller,
+        "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
+            CallsTarget { target: 1, args: 3 }
+        }
+        "threading.Timer" => CallsTarget { target: 1, args: 2 },
+        "atexit.register" | "_thread.start_new_thread" | "signal.signal" => {
+            CallsTarget { target: 0, args: 0 }
+        }
         "http.client.HTTPConnection"
         | "http.client.HTTPSConnection"
         | "ftplib.FTP"
@@ -221,7 +248,15 @@ pub fn api(name: &str) -> Option<Api> {
         | "telnetlib.Telnet"
         | "paramiko.SSHClient"
         | "asyncio.open_connection"
-        | "xmlrpc.client.ServerProxy" => NetworkClient,
+        | "xmlrpc.client.ServerProxy"
+        | "boto3.client"
+        | "boto3.resource"
+        | "boto3.session.Session"
+        | "boto3.Session"
+        | "google.cloud.storage.Client"
+        | "slack_sdk.WebClient"
+        | "pysftp.Connection"
+        | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "pathlib.Path" | "pathlib.PosixPath" | "pathlib.PurePath" | "pathlib.PurePosixPath" => {
             PathNew
@@ -230,6 +265,8 @@ pub fn api(name: &str) -> Option<Api> {
         "os.path.join" => PathJoin,
         "os.path.expanduser" | "os.path.expandvars" | "os.path.abspath" | "os.path.normpath"
         | "os.path.realpath" | "os.fsencode" | "os.fsdecode" => PathSame,
+        // The tree of the code is the code, as far as `compile` and `exec` care.
+        "ast.parse" => PathSame,
         "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" | "shutil.rmtree" => Remove,
         "os.mkdir" | "os.makedirs" | "os.truncate" | "os.chown" | "os.lchown" | "os.mknod"
         | "os.mkfifo" => WriteTo { arg: 0 },
@@ -286,8 +323,19 @@ pub fn constant(name: &str) -> Option<i64> {
     Some(match name {
         "stat.S_ISUID" => 0o4000,
         "stat.S_ISGID" => 0o2000,
-        "stat.S_IXUSR" => 0o100,
+        "stat.S_ISVTX" => 0o1000,
         "stat.S_IRWXU" => 0o700,
+        "stat.S_IRUSR" => 0o400,
+        "stat.S_IWUSR" => 0o200,
+        "stat.S_IXUSR" => 0o100,
+        "stat.S_IRWXG" => 0o070,
+        "stat.S_IRGRP" => 0o040,
+        "stat.S_IWGRP" => 0o020,
+        "stat.S_IXGRP" => 0o010,
+        "stat.S_IRWXO" => 0o007,
+        "stat.S_IROTH" => 0o004,
+        "stat.S_IWOTH" => 0o002,
+        "stat.S_IXOTH" => 0o001,
         "signal.SIGKILL" => 9,
         "signal.SIGTERM" => 15,
         "signal.SIGSTOP" => 19,
@@ -305,6 +353,8 @@ pub fn constant(name: &str) -> Option<i64> {
 pub fn text_constant(name: &str) -> Option<&'static str> {
     match name {
         "os.sep" | "os.path.sep" => Some("/"),
+        // Where `.pth` files and `sitecustomize` go; the exact directory varies.
+        "site.USER_SITE" => Some("~/.local/lib/\u{FFFD}/site-packages"),
         "sys.executable" => Some("python3"),
         _ => None,
     }

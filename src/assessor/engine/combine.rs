@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::findings::{Confidence, Hits};
 use super::paths::is_partial;
 use super::rules;
+use super::shell;
 
 /// What the program can do, with where it does it (byte offsets).
 #[derive(Debug, Default)]
@@ -65,11 +66,13 @@ fn download_then_run(caps: &Capabilities, hits: &mut Hits) {
     if caps.downloads.is_empty() {
         return;
     }
-    for (command, exact, at) in &caps.program_runs {
-        let names_download = caps.downloads.iter().any(|d| mentions_file(command, d));
-        if names_download {
+    let downloads: Vec<String> = caps.downloads.iter().map(|d| d.to_string()).collect();
+    for (command, _, at) in &caps.program_runs {
+        // Running the file counts; unpacking or inspecting it (`unzip`, `tar`) does not.
+        let (runs_download, runs_unknown) = shell::runs_downloaded(command, &downloads);
+        if runs_download {
             hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::High);
-        } else if !exact {
+        } else if runs_unknown || command.is_empty() {
             hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::Medium);
         }
     }
@@ -88,14 +91,6 @@ fn file_name(path: &str) -> Option<&str> {
 
 fn same_file(a: &str, b: &str) -> bool {
     matches!((file_name(a), file_name(b)), (Some(x), Some(y)) if x == y)
-}
-
-fn mentions_file(command: &str, path: &str) -> bool {
-    file_name(path).is_some_and(|name| {
-        command
-            .split_whitespace()
-            .any(|w| file_name(w) == Some(name))
-    })
 }
 
 #[cfg(test)]
@@ -122,7 +117,11 @@ mod tests {
         // A run naming the downloaded file's name matches even through a directory.
         let caps = Capabilities {
             downloads: vec!["/tmp/payload".into()],
-            program_runs: vec![("./payload --x".into(), true, 3), ("ls -l".into(), true, 9)],
+            program_runs: vec![
+                ("./payload --x".into(), true, 3),
+                ("ls -l".into(), true, 9),
+                ("tar xzf /tmp/payload".into(), true, 12),
+            ],
             ..Default::default()
         };
         let mut hits = Hits::default();

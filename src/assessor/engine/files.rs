@@ -8,7 +8,7 @@ use super::findings::Confidence;
 use super::paths::normalize;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
-use super::value::{piece, Piece, Taint, Value};
+use super::value::{piece, Piece, Taint, Value, UNKNOWN_PART};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Access {
@@ -29,8 +29,11 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     if writes {
         taint = taint.with(Taint::FILE_WRITE);
     }
-    if !text.is_empty() && text.len() <= MAX_PATH_BYTES && normalize(text).is_secret() {
-        taint = taint.with(Taint::SECRET);
+    if !text.is_empty() && text.len() <= MAX_PATH_BYTES {
+        let normal = normalize(text);
+        if normal.is_secret() || normal.is_system_recon() {
+            taint = taint.with(Taint::SECRET);
+        }
     }
     if !text.is_empty() && s.caps.is_downloaded(text) {
         taint = taint.with(Taint::NETWORK);
@@ -46,10 +49,14 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
         return;
     };
     let path = normalize(text);
-    let checks: [(bool, &'static Rule); 5] = [
+    let checks: [(bool, &'static Rule); 6] = [
         (
             access == Access::Read && path.is_secret(),
             rules::SECRET_READ,
+        ),
+        (
+            access == Access::Read && !path.is_secret() && path.is_system_recon(),
+            rules::SYSTEM_READ,
         ),
         (
             access == Access::Write && path.is_persistence(),
@@ -159,8 +166,19 @@ pub(super) fn path_method(
         }
         "expanduser" | "resolve" | "absolute" => object.clone(),
         "glob" | "rglob" | "iterdir" => {
+            // `home.rglob("*.pem")` yields paths like `~/<?>/<?>.pem`.
+            let pattern = args
+                .get(0, "pattern")
+                .and_then(Value::text)
+                .map(|p| p.replace(['*', '?'], &UNKNOWN_PART.to_string()));
             let mut parts = vec![object.clone()];
-            parts.push(Value::UNKNOWN);
+            if method == "rglob" {
+                parts.push(Value::UNKNOWN);
+            }
+            parts.push(match pattern {
+                Some(pattern) => text_value(s, &pattern, Taint::NONE),
+                None => Value::UNKNOWN,
+            });
             join_paths(s, &parts, Taint::PATH.with(Taint::LISTING))
         }
         _ => Value::unknown(object.taint.data()),

@@ -9,17 +9,22 @@
 use super::input_limits::{
     MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES,
 };
-use super::parser::{Block, Clause, Expr};
+use super::parser::{Block, Clause, Expr, Param, ParamKind};
 use super::scan::{Scanner, Scope};
 use super::value::{Kind, Taint, Value};
 
 /// A function or lambda of the program, as the scanner keeps it for later calls.
 #[derive(Clone)]
 pub struct Function<'a> {
-    params: Vec<&'a str>,
+    params: Vec<(&'a str, ParamKind)>,
+    /// Each parameter's default value, evaluated where the function was defined.
+    defaults: Vec<Option<Value>>,
     body: Body<'a>,
     /// How many scopes were open where it was defined (its lexical environment).
     scope_depth: usize,
+    /// For a function defined inside another: the enclosing functions' bindings as they
+    /// were when it was defined (a closure).
+    captured: Option<std::rc::Rc<Scope<'a>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -37,9 +42,8 @@ impl<'a> Scanner<'a> {
     /// the target bound to what iterating yields.
     pub(super) fn scan_for(&mut self, target: Expr<'a>, items: Value, body: Block<'a>) {
         let unrolled = items
-            .items()
-            .filter(|list| !list.is_empty() && list.len() <= MAX_UNROLLED_ITEMS)
-            .map(<[Value]>::to_vec);
+            .iterated()
+            .filter(|list| !list.is_empty() && list.len() <= MAX_UNROLLED_ITEMS);
         match unrolled {
             Some(list) if self.has_budget() => {
                 for item in list {
@@ -61,18 +65,44 @@ impl<'a> Scanner<'a> {
     pub(super) fn comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
         self.scopes.push(Scope::default());
         let value = match clauses {
-            [only] if only.conditions.is_empty() => self.fold_comprehension(element, *only),
+            // Conditions are evaluated per item but not decided: every item is kept.
+            [only] => self.fold_comprehension(element, *only),
             _ => self.walk_comprehension(element, clauses),
         };
         self.scopes.pop();
         value
     }
 
+    /// `{k: v for ...}`: keys and values are evaluated like a list comprehension's
+    /// elements (what the dict holds is kept as its data taint).
+    pub(super) fn dict_comprehension(
+        &mut self,
+        key: Option<Expr<'a>>,
+        value: Expr<'a>,
+        clauses: &[Clause<'a>],
+    ) -> Value {
+        let keys = key.map_or(Value::UNKNOWN, |key| self.comprehension(key, clauses));
+        let values = self.comprehension(value, clauses);
+        // Folded item by item with constant keys: a dict like any other.
+        if let (Some(keys), Some(values)) = (keys.items(), values.items()) {
+            let constant = |k: &Value| k.exact_text().is_some() || k.as_int().is_some();
+            if keys.len() == values.len() && keys.iter().all(constant) {
+                let pairs: Vec<(Value, Value)> =
+                    keys.iter().cloned().zip(values.iter().cloned()).collect();
+                return Value {
+                    kind: Kind::Dict(pairs.into()),
+                    taint: Taint::NONE,
+                };
+            }
+        }
+        Value::unknown(keys.deep_taint().data().with(values.deep_taint().data()))
+    }
+
     /// `[f(x) for x in <known list or text>]` evaluates `f` per item into a list.
     fn fold_comprehension(&mut self, element: Expr<'a>, clause: Clause<'a>) -> Value {
         let iter = self.eval(clause.iter);
         let items: Option<Vec<Value>> = match (&iter.kind, iter.exact_text()) {
-            (Kind::Seq(items), _) => Some(items.to_vec()),
+            (Kind::Seq(_) | Kind::Dict(_), _) => iter.iterated(),
             (_, Some(text)) if text.chars().count() <= MAX_FOLDED_ITEMS => {
                 Some(text.chars().map(|c| self.char_value(c)).collect())
             }
@@ -90,12 +120,18 @@ impl<'a> Scanner<'a> {
                         return Value::unknown(taint);
                     }
                     self.bind_target(clause.target, item);
+                    for condition in clause.conditions.iter() {
+                        self.eval(condition);
+                    }
                     results.push(self.eval(element));
                 }
                 self.folder.seq(results)
             }
             _ => {
                 self.bind_target(clause.target, iter.element());
+                for condition in clause.conditions.iter() {
+                    self.eval(condition);
+                }
                 let value = self.eval(element);
                 collection_of(value)
             }
@@ -118,42 +154,66 @@ impl<'a> Scanner<'a> {
         self.folder.literal(c.encode_utf8(&mut [0; 4]))
     }
 
-    /// Records a `def` (its body is walked now with unknown parameters) and returns the
-    /// value its name is bound to.
-    pub(super) fn define_function(&mut self, params: Vec<&'a str>, body: Block<'a>) -> Value {
-        let value = self.remember(params.clone(), Body::Block(body));
-        let scope = params.into_iter().map(|p| (p, Value::UNKNOWN)).collect();
+    /// Records a `def` (its body is walked now, each parameter bound to its default or
+    /// unknown) and returns the value its name is bound to.
+    pub(super) fn define_function(
+        &mut self,
+        params: Vec<Param<'a>>,
+        body: Block<'a>,
+    ) -> (Value, Vec<Value>) {
+        let (value, scope) = self.remember(params, Body::Block(body));
         self.scopes.push(scope);
         self.returns.push(Vec::new());
         self.scan_block(body);
-        self.returns.pop();
+        let returned = self.returns.pop().unwrap_or_default();
         self.scopes.pop();
-        value
+        (value, returned)
     }
 
-    /// A `lambda`: its body is evaluated now with unknown parameters.
-    pub(super) fn define_lambda(&mut self, params: Vec<&'a str>, body: Expr<'a>) -> Value {
-        let value = self.remember(params.clone(), Body::Expr(body));
-        let scope = params.into_iter().map(|p| (p, Value::UNKNOWN)).collect();
+    /// A `lambda`: its body is evaluated now with its parameters' defaults or unknown.
+    pub(super) fn define_lambda(&mut self, params: Vec<Param<'a>>, body: Expr<'a>) -> Value {
+        let (value, scope) = self.remember(params, Body::Expr(body));
         self.scopes.push(scope);
         self.eval(body);
         self.scopes.pop();
         value
     }
 
-    fn remember(&mut self, params: Vec<&'a str>, body: Body<'a>) -> Value {
+    /// Evaluates the defaults, records the function, and returns its value and the scope
+    /// its body is first walked in.
+    fn remember(&mut self, params: Vec<Param<'a>>, body: Body<'a>) -> (Value, Scope<'a>) {
+        let defaults: Vec<Option<Value>> = params
+            .iter()
+            .map(|p| p.default.map(|d| self.eval(d)))
+            .collect();
+        let names: Vec<(&'a str, ParamKind)> = params.iter().map(|p| (p.name, p.kind)).collect();
+        let scope = names
+            .iter()
+            .zip(&defaults)
+            .map(|((name, _), default)| (*name, default.clone().unwrap_or(Value::UNKNOWN)))
+            .collect();
         let Ok(index) = u32::try_from(self.functions.len()) else {
-            return Value::UNKNOWN;
+            return (Value::UNKNOWN, scope);
         };
+        let captured = (self.scopes.len() > 1).then(|| {
+            let mut merged = Scope::default();
+            for scope in &self.scopes[1..] {
+                merged.extend(scope.iter().map(|(k, v)| (*k, v.clone())));
+            }
+            std::rc::Rc::new(merged)
+        });
         self.functions.push(Function {
-            params,
+            params: names,
+            defaults,
+            captured,
             body,
             scope_depth: self.scopes.len(),
         });
-        Value {
+        let value = Value {
             kind: Kind::Function(index),
             taint: Taint::NONE,
-        }
+        };
+        (value, scope)
     }
 
     /// `return value` inside a function being followed.
@@ -179,10 +239,17 @@ impl<'a> Scanner<'a> {
             Some(f) if self.inline_depth < MAX_INLINE_DEPTH && self.has_budget() => f.clone(),
             _ => return Value::unknown(taint),
         };
-        let scope = bind_arguments(&function.params, positional, keywords);
+        let scope = bind_arguments(&function, positional, keywords);
         let outer = self
             .scopes
             .split_off(function.scope_depth.min(self.scopes.len()));
+        let base = self.scopes.len();
+        // A closure called where its defining scope is gone sees what it captured.
+        if base < function.scope_depth {
+            if let Some(captured) = &function.captured {
+                self.scopes.push((**captured).clone());
+            }
+        }
         self.scopes.push(scope);
         self.inline_depth += 1;
         let result = match function.body {
@@ -194,30 +261,49 @@ impl<'a> Scanner<'a> {
             }
         };
         self.inline_depth -= 1;
-        self.scopes.truncate(function.scope_depth);
+        self.scopes.truncate(base);
         self.scopes.extend(outer);
         result
     }
 }
 
+/// Arguments by position, then by keyword, then the parameter's default; `*args` takes
+/// the positional arguments left over as a list.
 fn bind_arguments<'a>(
-    params: &[&'a str],
+    function: &Function<'a>,
     positional: &[Value],
     keywords: &[(Option<&'a str>, Value)],
 ) -> Scope<'a> {
-    params
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let by_keyword = keywords.iter().find(|(k, _)| *k == Some(*name));
-            let value = positional
-                .get(i)
-                .or(by_keyword.map(|(_, v)| v))
-                .cloned()
-                .unwrap_or(Value::UNKNOWN);
-            (*name, value)
-        })
-        .collect()
+    let mut next = 0;
+    let mut scope = Scope::default();
+    for ((name, kind), default) in function.params.iter().zip(&function.defaults) {
+        let by_keyword = || {
+            keywords
+                .iter()
+                .find(|(k, _)| *k == Some(*name))
+                .map(|(_, v)| v.clone())
+        };
+        let value = match kind {
+            ParamKind::Positional => {
+                let given = positional.get(next).cloned();
+                next += 1;
+                given.or_else(by_keyword)
+            }
+            ParamKind::Rest => {
+                let rest = positional.get(next..).unwrap_or(&[]).to_vec();
+                next = positional.len();
+                Some(Value {
+                    kind: Kind::Seq(rest.into()),
+                    taint: Taint::NONE,
+                })
+            }
+            ParamKind::KeywordOnly => by_keyword(),
+            ParamKind::KeywordRest => None,
+        };
+        let value = value.or_else(|| default.clone()).unwrap_or(Value::UNKNOWN);
+        scope.insert(*name, value);
+    }
+    scope
 }
 
 /// One return value is the result; several merge into their common taint.

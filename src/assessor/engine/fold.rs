@@ -7,10 +7,17 @@
 use super::value::{piece, Piece, Value};
 
 /// Fills `%s`-style or `{}`-style placeholders with the given values, in order; values
-/// that are not known text become unknown parts.
-pub fn substitute<'v>(template: &'v str, args: &'v [Value], braces: bool) -> Vec<Piece<'v>> {
+/// that are not known text become unknown parts. `{name}`, `{0}`, `{name!r}` (`str.format`)
+/// and `%(name)s` (`%` with a dict) take the named or numbered value (`!r` quotes known
+/// text as `repr` would).
+pub fn substitute_named<'v>(
+    template: &'v str,
+    args: &'v [Value],
+    named: &'v [(&'v str, Value)],
+    braces: bool,
+) -> Vec<Piece<'v>> {
     let mut pieces = Vec::new();
-    let mut args = args.iter();
+    let mut next = args.iter();
     let mut rest = template;
     while let Some(start) = rest.find(if braces { '{' } else { '%' }) {
         pieces.push(Piece::Known(&rest[..start]));
@@ -20,20 +27,45 @@ pub fn substitute<'v>(template: &'v str, args: &'v [Value], braces: bool) -> Vec
             rest = &after[1..];
             continue;
         }
+        // `%(name)s` takes `name` from a mapping.
+        let mapping_key = (!braces && after.starts_with('('))
+            .then(|| after[1..].split_once(')').map(|(key, _)| key))
+            .flatten();
         let end = if braces {
             after.find('}').map_or(after.len(), |e| e + 1)
         } else {
-            after
+            let from = mapping_key.map_or(0, |key| key.len() + 2);
+            after[from..]
                 .find(|c: char| c.is_ascii_alphabetic())
-                .map_or(after.len(), |e| e + 1)
+                .map_or(after.len(), |e| from + e + 1)
         };
-        pieces.push(args.next().map_or(Piece::Unknown, |value| {
-            if value.as_int().is_some() {
-                Piece::Unknown
-            } else {
-                piece(value)
+        let field = match mapping_key {
+            Some(key) => key,
+            None => &after[..end.saturating_sub(1)],
+        };
+        let (key, conversion) = match field.split_once('!') {
+            Some((key, conversion)) => (key, conversion.chars().next()),
+            None => (field.split(':').next().unwrap_or(""), None),
+        };
+        let key = key.split(':').next().unwrap_or("");
+        let value = if let Some(key) = mapping_key {
+            named.iter().find(|(name, _)| *name == key).map(|(_, v)| v)
+        } else if !braces || key.is_empty() {
+            next.next()
+        } else if let Ok(index) = key.parse::<usize>() {
+            args.get(index)
+        } else {
+            named.iter().find(|(name, _)| *name == key).map(|(_, v)| v)
+        };
+        match (value, conversion) {
+            (Some(value), Some('r')) if value.exact_text().is_some() => {
+                pieces.push(Piece::Known("'"));
+                pieces.push(piece(value));
+                pieces.push(Piece::Known("'"));
             }
-        }));
+            (Some(value), _) if value.as_int().is_none() => pieces.push(piece(value)),
+            _ => pieces.push(Piece::Unknown),
+        }
         rest = &after[end..];
     }
     pieces.push(Piece::Known(rest));
@@ -112,11 +144,28 @@ mod tests {
         let mut folder = Folder::default();
         let slash = folder.literal("/");
         let value = folder.join(
-            substitute("rm -rf %s", std::slice::from_ref(&slash), false),
+            substitute_named("rm -rf %s", std::slice::from_ref(&slash), &[], false),
             Default::default(),
         );
         assert_eq!(value.exact_text(), Some("rm -rf /"));
-        let value = folder.join(substitute("echo {} {}", &[], true), Default::default());
+        let value = folder.join(
+            substitute_named("echo {} {}", &[], &[], true),
+            Default::default(),
+        );
         assert_eq!(value.exact_text(), None);
+        let named = [
+            ("fn", folder.literal("popen")),
+            ("arg", folder.literal("ls")),
+        ];
+        let value = folder.join(
+            substitute_named(
+                "os.{fn}({arg!r}) {0}",
+                std::slice::from_ref(&slash),
+                &named,
+                true,
+            ),
+            Default::default(),
+        );
+        assert_eq!(value.exact_text(), Some("os.popen('ls') /"));
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
-use super::calls::{hit, libc_call, text_value, Args};
-use super::files::path_method;
+use super::calls::{call_indirect, hit, is_callable, libc_call, send_out, text_value, Args};
+use super::files::{open_file, path_method};
 use super::findings::Confidence;
 use super::fold;
 use super::rules;
@@ -33,7 +33,12 @@ pub(super) fn method_call(
         return Value::UNKNOWN;
     }
     if taint.has(Taint::SOCKET) {
+        send_out(s, args, at);
         return socket_method(s, object, method, at);
+    }
+    if taint.has(Taint::NETWORK) {
+        // A client's `post`, `request`, `sendmail`, `storbinary`... sends its arguments.
+        send_out(s, args, at);
     }
     if taint.has(Taint::FOREIGN_PROCESS) {
         if matches!(method, "kill" | "terminate" | "send_signal" | "suspend") {
@@ -42,15 +47,144 @@ pub(super) fn method_call(
         return Value::unknown(taint);
     }
     if taint.has(Taint::LIBC) {
-        libc_call(s, method, at);
+        libc_call(s, method, args, at);
         return Value::unknown(taint);
+    }
+    if let Some(value) = scheduled_call(s, method, args, at) {
+        return value;
     }
     if let Kind::Text { .. } = object.kind {
         if let Some(value) = text_method(s, object, method, args) {
             return value;
         }
     }
+    if let Kind::Dict(pairs) = &object.kind {
+        match method {
+            "get" => {
+                let key = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+                return object
+                    .get(&key)
+                    .cloned()
+                    .or_else(|| args.positional.get(1).cloned())
+                    .unwrap_or_else(|| Value::unknown(object.deep_taint().data()));
+            }
+            "values" => return s.folder.seq(pairs.iter().map(|(_, v)| v.clone()).collect()),
+            "keys" => return s.folder.seq(pairs.iter().map(|(k, _)| k.clone()).collect()),
+            "items" => {
+                let items = pairs
+                    .iter()
+                    .map(|(k, v)| s.folder.seq(vec![k.clone(), v.clone()]))
+                    .collect();
+                return s.folder.seq(items);
+            }
+            _ => return Value::unknown(object.deep_taint().data().with(args.data_taint())),
+        }
+    }
+    if let (Some(n), "to_bytes") = (object.as_int(), method) {
+        return int_to_bytes(s, n, args);
+    }
+    if matches!(method, "read" | "read_file") {
+        // `configparser.read(path)`: a reader of files given by path.
+        if let Some(path) = args.positional.first().filter(|p| p.text().is_some()) {
+            let read = open_file(s, path, None, at);
+            return Value::unknown(taint.data().with(read.taint.data()));
+        }
+    }
     Value::unknown(taint.data().with(args.data_taint()))
+}
+
+/// `str.maketrans(a, b[, c])`: kept as the list of its arguments for `translate`.
+pub(super) fn maketrans(s: &mut Scanner<'_>, args: &[Value]) -> Value {
+    if args.iter().all(|a| a.exact_text().is_some()) && (2..=3).contains(&args.len()) {
+        return s.folder.seq(args.to_vec());
+    }
+    Value::unknown(
+        args.iter()
+            .fold(Taint::NONE, |t, a| t.with(a.deep_taint().data())),
+    )
+}
+
+/// `text.translate(str.maketrans(from, to, delete))` of constant text.
+fn translate(text: &str, table: &[Value]) -> Option<String> {
+    let from: Vec<char> = table.first()?.exact_text()?.chars().collect();
+    let to: Vec<char> = table.get(1)?.exact_text()?.chars().collect();
+    let delete = table.get(2).and_then(Value::exact_text).unwrap_or("");
+    if from.len() != to.len() {
+        return None;
+    }
+    Some(
+        text.chars()
+            .filter(|c| !delete.contains(*c))
+            .map(|c| from.iter().position(|f| *f == c).map_or(c, |i| to[i]))
+            .collect(),
+    )
+}
+
+/// `(0x6f73).to_bytes(2, "big")`: text spelled as a number, decoded like any encoding.
+fn int_to_bytes(s: &mut Scanner<'_>, n: i64, args: &Args<'_>) -> Value {
+    let length = args.get(0, "length").and_then(Value::as_int).unwrap_or(1);
+    let little = args.get(1, "byteorder").and_then(Value::exact_text) == Some("little");
+    let Ok(length) = usize::try_from(length) else {
+        return Value::unknown(Taint::DECODED);
+    };
+    if length == 0 || length > 8 {
+        return Value::unknown(Taint::DECODED);
+    }
+    let mut bytes: Vec<u8> = (0..length).rev().map(|i| (n >> (8 * i)) as u8).collect();
+    if little {
+        bytes.reverse();
+    }
+    let text = super::calls::bytes_text(&bytes).into_owned();
+    text_value(s, &text, Taint::DECODED)
+}
+
+/// `executor.submit(f, a)`, `pool.map(f, items)`, `loop.call_soon(f, a)`: the function
+/// is called with the arguments that follow it (an element of them for the `map`s).
+fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -> Option<Value> {
+    let maps = matches!(
+        method,
+        "map" | "starmap" | "imap" | "imap_unordered" | "map_async" | "starmap_async"
+    );
+    let schedules = matches!(
+        method,
+        "submit"
+            | "apply"
+            | "apply_async"
+            | "run_in_executor"
+            | "call_soon"
+            | "call_later"
+            | "call_soon_threadsafe"
+            | "spawn"
+            | "run"
+    );
+    if !(maps || schedules) {
+        return None;
+    }
+    let position = args.positional.iter().position(is_callable)?;
+    let target = args.positional[position].clone();
+    let rest = &args.positional[position + 1..];
+    let positional = match (maps, rest.first()) {
+        (true, Some(items)) => match items.items().filter(|list| list.len() <= 16) {
+            // `pool.map(os.system, [a, b])`: each item in turn.
+            Some(list) => {
+                for item in list.iter().cloned() {
+                    call_indirect(s, &target, vec![item], at);
+                }
+                return Some(Value::UNKNOWN);
+            }
+            None => vec![items.element()],
+        },
+        (true, None) => Vec::new(),
+        (false, _) => match (method, rest.first()) {
+            // `pool.apply_async(f, (a, b))` takes the arguments as one tuple.
+            ("apply" | "apply_async", Some(tuple)) => tuple
+                .items()
+                .map_or_else(|| vec![tuple.clone()], <[Value]>::to_vec),
+            _ => rest.to_vec(),
+        },
+    };
+    call_indirect(s, &target, positional, at);
+    Some(Value::UNKNOWN)
 }
 
 pub(super) fn socket_method(s: &mut Scanner<'_>, object: &Value, method: &str, at: u32) -> Value {
@@ -93,7 +227,12 @@ pub(super) fn text_method(
             s.folder.join(pieces, taint)
         }
         "format" => {
-            let pieces = fold::substitute(text, &args.positional, true);
+            let named: Vec<(&str, Value)> = args
+                .keywords
+                .iter()
+                .filter_map(|(k, v)| k.map(|k| (k, v.clone())))
+                .collect();
+            let pieces = fold::substitute_named(text, &args.positional, &named, true);
             s.folder.join(pieces, taint)
         }
         "replace" => {
@@ -122,6 +261,12 @@ pub(super) fn text_method(
         }
         "lower" => text_value(s, &text.to_lowercase(), object.taint),
         "upper" => text_value(s, &text.to_uppercase(), object.taint),
+        "maketrans" => return Some(maketrans(s, &args.positional)),
+        "translate" => {
+            let table = first?.items()?;
+            let translated = translate(text, table)?;
+            text_value(s, &translated, taint.with(Taint::BUILT))
+        }
         _ => return None,
     };
     Some(value)

@@ -3,6 +3,7 @@
 //!
 //! # Layout
 //! - `pipeline`: `assess`, the pipeline for one program (re-exported here).
+//! - `source_text`: a file's bytes to the text Python would read (PEP 263), or not text.
 //! - `input_limits`: size and nesting limits checked before parsing, folding budgets.
 //! - `parser`: the only ruff-facing code: recovering parse and small views over the tree.
 //! - `scan`: walks the tree, binds names as Python would, evaluates expressions.
@@ -12,7 +13,7 @@
 //! - `value`: what is known about a value: dotted name, folded text, taint.
 //! - `fold`: `%`/`format` substitution and hex/base64/rot13 decoding of constants.
 //! - `catalog`: which library names are which APIs; module aliases; constants.
-//! - `shell`: what a shell command line does.
+//! - `shell`: what a shell command line does; `pickle`: what a constant pickle imports.
 //! - `paths`, `indicators`: system, secret, persistence and escape paths; indicator strings.
 //! - `combine`: rules that need two capabilities together (reverse shell, exfiltration).
 //! - [`rules`]: the rule table, as data (`docs/rules.md` is written from it).
@@ -31,16 +32,19 @@ pub(crate) mod input_limits;
 mod methods;
 mod parser;
 mod paths;
+mod pickle;
 mod pipeline;
 pub(crate) mod policy;
 mod process_calls;
 pub mod rules;
 pub(crate) mod scan;
 mod shell;
+mod source_text;
 mod value;
 
-pub use pipeline::{assess, assess_with, normalised_code_sha256};
+pub use pipeline::{assess, assess_with, normalised_code_sha256, not_python_source};
 pub use policy::Policy;
+pub use source_text::{decode_source, SourceText};
 
 #[cfg(test)]
 mod tests;

@@ -55,12 +55,22 @@ impl Module {
     /// The shape of every token the parser read: the same shapes [`shape_tokens`] gives,
     /// without lexing again.
     pub fn shapes(&self) -> impl Iterator<Item = Shape> + '_ {
+        self.shaped_tokens().map(|(shape, _)| shape)
+    }
+
+    /// `shapes` with each token's byte range.
+    pub fn shaped_tokens(&self) -> impl Iterator<Item = (Shape, std::ops::Range<u32>)> + '_ {
         self.parsed
             .tokens()
             .iter()
-            .map(|token| token.kind())
-            .take_while(|kind| *kind != TokenKind::EndOfFile)
-            .map(shape_of)
+            .take_while(|token| token.kind() != TokenKind::EndOfFile)
+            .map(|token| {
+                let range = token.range();
+                (
+                    shape_of(token.kind()),
+                    range.start().to_u32()..range.end().to_u32(),
+                )
+            })
     }
 
     pub fn first_syntax_error(&self) -> Option<SyntaxError> {
@@ -84,6 +94,13 @@ pub enum Shape {
     Dedent,
     /// An operator or keyword that can nest one expression inside another.
     Chain,
+    /// `+ - * / // % @ | & ^ << >> not`: left-associative (a flat left-deep chain) after an
+    /// operand, unary (nesting) otherwise.
+    Arith,
+    /// Comparisons, `and`, `or`, `in`, `is`: the tree keeps these as flat lists.
+    Flat,
+    /// A name, number, string or constant.
+    Operand,
     Other,
 }
 
@@ -108,12 +125,39 @@ fn shape_of(kind: TokenKind) -> Shape {
         T::Newline | T::Semi => Shape::LineEnd,
         T::Indent => Shape::Indent,
         T::Dedent => Shape::Dedent,
+        T::Plus
+        | T::Minus
+        | T::Star
+        | T::Slash
+        | T::DoubleSlash
+        | T::Percent
+        | T::At
+        | T::Vbar
+        | T::Amper
+        | T::CircumFlex
+        | T::LeftShift
+        | T::RightShift
+        | T::Not => Shape::Arith,
+        T::EqEqual
+        | T::NotEqual
+        | T::Less
+        | T::Greater
+        | T::LessEqual
+        | T::GreaterEqual
+        | T::And
+        | T::Or
+        | T::In
+        | T::Is => Shape::Flat,
         T::Name
         | T::Int
         | T::Float
         | T::Complex
         | T::String
-        | T::FStringMiddle
+        | T::True
+        | T::False
+        | T::None
+        | T::Ellipsis => Shape::Operand,
+        T::FStringMiddle
         | T::TStringMiddle
         | T::Comment
         | T::NonLogicalNewline
@@ -179,11 +223,17 @@ pub enum StmtKind<'a> {
     /// `def` or `class`: the name is bound in the enclosing scope, the body runs in its own.
     Def {
         name: &'a str,
-        params: Vec<&'a str>,
+        params: Vec<Param<'a>>,
         body: Block<'a>,
         is_class: bool,
     },
     Return(Option<Expr<'a>>),
+    While {
+        test: Expr<'a>,
+        body: Block<'a>,
+        orelse: Block<'a>,
+    },
+    Break,
     Other,
 }
 
@@ -232,7 +282,7 @@ impl<'a> Stmt<'a> {
             },
             ast::Stmt::FunctionDef(s) => StmtKind::Def {
                 name: s.name.id.as_str(),
-                params: param_names(&s.parameters),
+                params: params(&s.parameters),
                 body: Block(&s.body),
                 is_class: false,
             },
@@ -243,22 +293,24 @@ impl<'a> Stmt<'a> {
                 is_class: true,
             },
             ast::Stmt::Return(s) => StmtKind::Return(s.value.as_deref().map(Expr)),
+            ast::Stmt::While(s) => StmtKind::While {
+                test: Expr(&s.test),
+                body: Block(&s.body),
+                orelse: Block(&s.orelse),
+            },
+            ast::Stmt::Break(_) => StmtKind::Break,
             _ => StmtKind::Other,
         }
     }
 
-    /// Expressions of a `def`/`class` evaluated where it is defined: decorators,
-    /// parameter defaults, base classes.
+    /// Expressions of a `def`/`class` evaluated where it is defined, parameter defaults
+    /// aside (they come with `StmtKind::Def`'s parameters): decorators, base classes.
     pub fn for_each_header_expr(self, mut each: impl FnMut(Expr<'a>)) {
         match self.0 {
             ast::Stmt::FunctionDef(s) => {
                 s.decorator_list
                     .iter()
                     .for_each(|d| each(Expr(&d.expression)));
-                s.parameters
-                    .iter_non_variadic_params()
-                    .filter_map(|p| p.default.as_deref())
-                    .for_each(|d| each(Expr(d)));
             }
             ast::Stmt::ClassDef(s) => {
                 s.decorator_list
@@ -279,10 +331,67 @@ impl<'a> Stmt<'a> {
     }
 }
 
-/// Parameter names in binding order: positional-only, positional, `*args`, keyword-only,
+/// One parameter of a `def` or `lambda`, with its default value if it has one.
+#[derive(Clone, Copy)]
+pub struct Param<'a> {
+    pub name: &'a str,
+    pub default: Option<Expr<'a>>,
+    pub kind: ParamKind,
+}
+
+/// How a parameter takes its argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Positional,
+    /// `*args`: the positional arguments left over.
+    Rest,
+    KeywordOnly,
+    /// `**kwargs`.
+    KeywordRest,
+}
+
+/// Parameters in binding order: positional-only, positional, `*args`, keyword-only,
 /// `**kwargs`.
-fn param_names(parameters: &ast::Parameters) -> Vec<&str> {
-    parameters.iter().map(|p| p.name().id.as_str()).collect()
+fn params(parameters: &ast::Parameters) -> Vec<Param<'_>> {
+    fn star(p: &ast::Parameter, kind: ParamKind) -> Param<'_> {
+        Param {
+            name: p.name.id.as_str(),
+            default: None,
+            kind,
+        }
+    }
+    fn plain(p: &ast::ParameterWithDefault, kind: ParamKind) -> Param<'_> {
+        Param {
+            name: p.parameter.name.id.as_str(),
+            default: p.default.as_deref().map(Expr),
+            kind,
+        }
+    }
+    let mut all: Vec<Param<'_>> = parameters
+        .posonlyargs
+        .iter()
+        .chain(&parameters.args)
+        .map(|p| plain(p, ParamKind::Positional))
+        .collect();
+    all.extend(
+        parameters
+            .vararg
+            .as_deref()
+            .map(|p| star(p, ParamKind::Rest)),
+    );
+    all.extend(
+        parameters
+            .kwonlyargs
+            .iter()
+            .map(|p| plain(p, ParamKind::KeywordOnly)),
+    );
+    all.extend(
+        parameters
+            .kwarg
+            .as_deref()
+            .map(|p| star(p, ParamKind::KeywordRest)),
+    );
+    all
 }
 
 fn import_name(alias: &ast::Alias) -> ImportName<'_> {
@@ -313,10 +422,6 @@ impl<'a, F: FnMut(Child<'a>)> Visitor<'a> for ChildVisitor<F> {
 pub struct Exprs<'a>(&'a [ast::Expr]);
 
 impl<'a> Exprs<'a> {
-    pub fn is_empty(self) -> bool {
-        self.0.is_empty()
-    }
-
     pub fn iter(self) -> impl Iterator<Item = Expr<'a>> {
         self.0.iter().map(Expr)
     }
@@ -404,9 +509,23 @@ pub enum ExprKind<'a> {
         clauses: Vec<Clause<'a>>,
     },
     Lambda {
-        params: Vec<&'a str>,
+        params: Vec<Param<'a>>,
         body: Expr<'a>,
     },
+    /// `body if test else orelse`.
+    IfElse {
+        test: Expr<'a>,
+        body: Expr<'a>,
+        orelse: Expr<'a>,
+    },
+    /// `{key: value for target in iter if ...}`.
+    DictComprehension {
+        key: Option<Expr<'a>>,
+        value: Expr<'a>,
+        clauses: Vec<Clause<'a>>,
+    },
+    /// `{key: value, **mapping}`: `None` as the key stands for `**mapping`.
+    Dict(Vec<(Option<Expr<'a>>, Expr<'a>)>),
     Other,
 }
 
@@ -482,14 +601,31 @@ impl<'a> Expr<'a> {
                 element: Expr(&e.elt),
                 clauses: clauses(&e.generators),
             },
+            // `{k: v for ...}`: the pair as a tuple, so both are evaluated per item.
+            ast::Expr::DictComp(e) => ExprKind::DictComprehension {
+                key: e.key.as_deref().map(Expr),
+                value: Expr(&e.value),
+                clauses: clauses(&e.generators),
+            },
             ast::Expr::Generator(e) => ExprKind::Comprehension {
                 element: Expr(&e.elt),
                 clauses: clauses(&e.generators),
             },
             ast::Expr::Lambda(e) => ExprKind::Lambda {
-                params: e.parameters.as_deref().map(param_names).unwrap_or_default(),
+                params: e.parameters.as_deref().map(params).unwrap_or_default(),
                 body: Expr(&e.body),
             },
+            ast::Expr::If(e) => ExprKind::IfElse {
+                test: Expr(&e.test),
+                body: Expr(&e.body),
+                orelse: Expr(&e.orelse),
+            },
+            ast::Expr::Dict(e) => ExprKind::Dict(
+                e.items
+                    .iter()
+                    .map(|item| (item.key.as_ref().map(Expr), Expr(&item.value)))
+                    .collect(),
+            ),
             _ => ExprKind::Other,
         }
     }

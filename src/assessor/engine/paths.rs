@@ -18,20 +18,25 @@ pub struct NormalPath<'p> {
     pub parts: Vec<&'p str>,
 }
 
+/// A relative path that climbs above where it starts (`../etc/passwd`) and then names a
+/// system tree is aimed at that tree (path traversal), so it is read as absolute.
 pub fn normalize(path: &str) -> NormalPath<'_> {
     let path = path.strip_prefix("file://").unwrap_or(path).trim();
     let mut parts: Vec<&str> = Vec::new();
+    let mut climbs = false;
     for part in path.split('/') {
         match part {
             "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
+            ".." => climbs |= parts.pop().is_none(),
             other => parts.push(other),
         }
     }
+    let traversal = climbs
+        && parts
+            .first()
+            .is_some_and(|top| *top != "*" && SYSTEM_TREES.contains(top));
     NormalPath {
-        absolute: path.starts_with('/'),
+        absolute: path.starts_with('/') || traversal,
         parts,
     }
 }
@@ -65,8 +70,12 @@ impl NormalPath<'_> {
         self.absolute && self.parts.starts_with(prefix)
     }
 
-    /// `/`, `/*`, or anything under a system tree (scratch areas excepted).
+    /// `/`, `/*`, anything under a system tree (scratch areas excepted), or the home
+    /// directory itself or every entry of it (`~`, `~/*`, `Path.home().iterdir()`).
     pub fn is_destructive_target(&self) -> bool {
+        if let ["~"] | ["~", "*" | UNKNOWN_PART_STR] = self.parts.as_slice() {
+            return !self.absolute;
+        }
         if !self.absolute {
             return false;
         }
@@ -101,6 +110,7 @@ impl NormalPath<'_> {
         etc_secret
             || ssh_key
             || self.unknown_file_in_credential_dir()
+            || self.home_private_key()
             || proc_environ
             || self.has_pair(".aws", |f| f == "credentials" || f == "config")
             || self.has_pair(".docker", |f| f == "config.json")
@@ -109,9 +119,50 @@ impl NormalPath<'_> {
                 f.starts_with("credentials") || f.starts_with("application_default")
             })
             || self.starts(&["var", "run", "secrets"])
+            || self.last().is_some_and(|f| {
+                matches!(f, ".netrc" | "_netrc" | ".git-credentials" | ".pgpass")
+                    || SHELL_HISTORIES.contains(&f)
+            })
+    }
+
+    /// A host file that surveys the system: accounts, authentication and security
+    /// configuration, system logs, kernel state, root's home (system reconnaissance).
+    /// Everyday files a program reads for ordinary reasons (`/etc/hosts`, `/etc/os-release`,
+    /// CA bundles, `/proc/cpuinfo`, its own `/proc/self/...`) are not.
+    pub fn is_system_recon(&self) -> bool {
+        if !self.absolute {
+            return false;
+        }
+        match self.parts.as_slice() {
+            ["etc", rest @ ..] => !rest.is_empty() && !everyday_etc(rest),
+            ["root", _, ..] => true,
+            // Login and authentication records, not application logs.
+            ["var", "log", file, ..] => LOGIN_RECORDS.contains(file),
+            ["var", "lib", "pam" | "sss" | "samba", ..] => true,
+            ["usr", "share", "base-passwd", ..] => true,
+            ["boot", _, ..] => true,
+            ["sys", "kernel" | "firmware", ..] => true,
+            ["proc", file] => !EVERYDAY_PROC.contains(file),
+            ["proc", pid, _] => *pid != "self" && *pid != "thread-self",
+            _ => false,
+        }
+    }
+
+    /// A private key under the home directory, wherever it is kept there (`~/<?>/id_rsa`,
+    /// `~/<?>.pem`, `~/<?>.key`).
+    fn home_private_key(&self) -> bool {
+        let home = self.parts.first() == Some(&"~")
             || self
-                .last()
-                .is_some_and(|f| matches!(f, ".netrc" | "_netrc" | ".git-credentials" | ".pgpass"))
+                .parts
+                .iter()
+                .take(2)
+                .any(|p| *p == "home" || *p == "root");
+        home && self.last().is_some_and(|f| {
+            (f.starts_with("id_") && !f.ends_with(".pub"))
+                || [".pem", ".key", ".p12", ".pfx"]
+                    .iter()
+                    .any(|x| f.ends_with(x))
+        })
     }
 
     /// `~/.ssh/<?>`, `~/.aws/<?>`: a file picked at run time from a directory that holds
@@ -146,6 +197,7 @@ impl NormalPath<'_> {
         ];
         let etc_dir = |dir: &str| self.parts.len() > 2 && self.starts(&["etc", dir]);
         self.last().is_some_and(|f| RC_FILES.contains(&f))
+            || self.is_startup_hook()
             || self.starts(&["etc", "profile"])
             || etc_dir("profile.d")
             || etc_dir("init.d")
@@ -159,6 +211,22 @@ impl NormalPath<'_> {
             || self.has_pair(".config", |f| f == "autostart")
     }
 
+    /// Files every Python start reads: a `.pth` file or `sitecustomize.py` in
+    /// site-packages (or in a directory only known at run time) runs code in every later
+    /// interpreter.
+    fn is_startup_hook(&self) -> bool {
+        let [.., dir, file] = self.parts.as_slice() else {
+            return false;
+        };
+        let hook =
+            file.ends_with(".pth") || matches!(*file, "sitecustomize.py" | "usercustomize.py");
+        hook && (dir.contains(UNKNOWN_PART)
+            || self
+                .parts
+                .iter()
+                .any(|p| matches!(*p, "site-packages" | "dist-packages")))
+    }
+
     /// Files that only matter for breaking out of a container.
     pub fn is_escape(&self) -> bool {
         let proc_mem = self.absolute
@@ -170,6 +238,62 @@ impl NormalPath<'_> {
             || self.starts(&["dev", "kmem"])
             || self.starts(&["proc", "kcore"])
     }
+}
+
+/// Shell and REPL histories: commands typed with passwords and tokens in them.
+const SHELL_HISTORIES: &[&str] = &[
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".history",
+    ".python_history",
+    ".mysql_history",
+    ".psql_history",
+    ".lesshst",
+];
+
+/// Logs under `/var/log` that record who logged in, failed to, or ran what as root.
+const LOGIN_RECORDS: &[&str] = &[
+    "wtmp", "btmp", "lastlog", "faillog", "auth.log", "secure", "audit", "sudo.log", "tallylog",
+];
+
+/// Files of `/proc` that programs read for ordinary reasons (how many cores, how much memory).
+const EVERYDAY_PROC: &[&str] = &[
+    "cpuinfo",
+    "meminfo",
+    "loadavg",
+    "uptime",
+    "stat",
+    "version",
+    "self",
+    "thread-self",
+];
+
+/// Files of `/etc` read for ordinary reasons: name resolution, the OS name, time zone,
+/// MIME types, CA certificates.
+fn everyday_etc(rest: &[&str]) -> bool {
+    matches!(
+        rest,
+        ["hosts"
+            | "hostname"
+            | "resolv.conf"
+            | "os-release"
+            | "lsb-release"
+            | "debian_version"
+            | "localtime"
+            | "timezone"
+            | "locale.conf"
+            | "mime.types"
+            | "nsswitch.conf"
+            | "protocols"
+            | "services"
+            | "machine-id"]
+            | ["ssl", "certs", ..]
+            | ["pki", "tls", "certs", ..]
+            | ["ca-certificates", ..]
+            | ["ssl", "cert.pem"]
+            | ["zoneinfo", ..]
+    )
 }
 
 /// Strings whose mere presence marks a container-escape attempt.
@@ -267,6 +391,9 @@ mod tests {
         assert!(!normalize("/tmp/x").is_destructive_target());
         assert!(!normalize("/var/tmp/x").is_destructive_target());
         assert!(!normalize("data/out").is_destructive_target());
+        assert!(normalize("~").is_destructive_target());
+        assert!(normalize("~/\u{FFFD}").is_destructive_target());
+        assert!(!normalize("~/.cache/pip").is_destructive_target());
     }
 
     #[test]
@@ -277,6 +404,39 @@ mod tests {
         assert!(normalize("/proc/1/environ").is_secret());
         assert!(!normalize("~/.ssh/id_rsa.pub").is_secret());
         assert!(!normalize("/etc/passwd").is_secret());
+        assert!(normalize("/home/u/.bash_history").is_secret());
+        assert!(normalize("~/\u{FFFD}/\u{FFFD}.pem").is_secret());
+        assert!(!normalize("certs/server.pem").is_secret());
+    }
+
+    #[test]
+    fn host_surveys_are_recon_but_everyday_files_are_not() {
+        // Accounts, logs, kernel state and root's files survey the host; hosts, CA bundles,
+        // cpuinfo and the program's own /proc/self do not.
+        for path in [
+            "/etc/passwd",
+            "/etc/security/limits.conf",
+            "/var/log/wtmp",
+            "/root/.profile",
+            "/proc/1/cmdline",
+            "/sys/kernel/vmcoreinfo",
+            "/tmp/../etc/group",
+            "../../etc/shadow",
+        ] {
+            assert!(normalize(path).is_system_recon(), "{path}");
+        }
+        for path in [
+            "/etc/hosts",
+            "/etc/ssl/certs/ca-certificates.crt",
+            "/proc/cpuinfo",
+            "/proc/self/status",
+            "etc/passwd",
+            "/var/lib/apt/lists",
+            "/var/log/nginx/access.log",
+            "../data/etc/passwd",
+        ] {
+            assert!(!normalize(path).is_system_recon(), "{path}");
+        }
     }
 
     #[test]
@@ -289,6 +449,8 @@ mod tests {
             "/root/.ssh/authorized_keys",
             "/etc/ld.so.preload",
             "\u{FFFD}/.config/systemd/user/x.service",
+            "/usr/lib/python3/dist-packages/zz.pth",
+            "\u{FFFD}/sitecustomize.py",
         ] {
             assert!(normalize(path).is_persistence(), "{path}");
         }

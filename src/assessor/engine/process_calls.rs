@@ -3,7 +3,7 @@
 //!
 //! Called by `calls` for process APIs and by `methods` for libc.
 
-use super::calls::{hit, network, Args};
+use super::calls::{carries_secret, hit, network, Args};
 use super::findings::Confidence;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
@@ -78,7 +78,12 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
         return;
     }
     s.shell_budget -= text.len();
-    apply_command_facts(s, &shell::analyse(&text), at);
+    let facts = shell::analyse(&text);
+    if facts.network && carries_secret(command) {
+        // `curl -d <secret> ...`: the command line itself carries the secret out.
+        hit(s, rules::EXFILTRATION, at, Confidence::High);
+    }
+    apply_command_facts(s, &facts, at);
 }
 
 /// A command as one line of text: argv lists are joined with spaces, each argument quoted
@@ -110,7 +115,8 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFacts, at: u32) {
-    let checks: [(bool, &'static Rule); 12] = [
+    let checks: [(bool, &'static Rule); 13] = [
+        (facts.system_read && !facts.secret_read, rules::SYSTEM_READ),
         (facts.decode_then_run, rules::DECODE_EXECUTE),
         (facts.privilege, rules::PRIVILEGE_COMMAND),
         (facts.reverse_shell, rules::REVERSE_SHELL),

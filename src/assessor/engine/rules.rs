@@ -47,11 +47,13 @@ rules! {
     SYNTAX_ERROR = "CRD001", Medium, Analysis, None, "Program does not parse",
         "Code that does not parse cannot be fully analysed, and the recovered parts may hide what it does.";
     TOO_DEEP = "CRD002", High, Analysis, Some("CWE-674"), "Too deeply nested to analyse",
-        "The program nests deeper than the analyser safely follows, so nothing in it was checked.";
+        "Part of the program nests deeper than the analyser safely follows; that part was left out of the analysis and may hide anything.";
     TOO_LARGE = "CRD003", High, Analysis, Some("CWE-400"), "Too large to analyse",
-        "The program is larger than the analyser accepts, so nothing in it was checked.";
+        "The program holds more code than the analyser reads; the code past the limit was left out of the analysis and may hide anything.";
     ANALYSIS_FAILED = "CRD004", High, Analysis, None, "Analysis failed",
         "The analyser failed on this program, so nothing in it was vouched for.";
+    NOT_SOURCE = "CRD005", High, Analysis, None, "Not Python source",
+        "The file is binary data rather than Python source text, so nothing in it could be checked.";
 
     REVERSE_SHELL = "CRD101", Blocked, Behavioural, Some("CWE-506"), "Reverse shell",
         "Connecting a socket and wiring a shell to it hands control of the sandbox to a remote party.";
@@ -73,6 +75,8 @@ rules! {
         "A program that reads credentials and also talks to the network can leak them.";
     KNOWN_THREAT = "CRD110", Blocked, Behavioural, Some("CWE-506"), "Matches a known-threat signature",
         "The program contains code, a string, a domain or an address on the configured list of known threats.";
+    FORK_BOMB = "CRD111", Blocked, Behavioural, Some("CWE-400"), "Fork bomb",
+        "Starting processes or threads in a loop that neither ends nor waits exhausts the process table and memory of everything on the machine.";
 
     PRIVILEGE_COMMAND = "CRD201", High, Privileged, Some("CWE-250"), "sudo or su invoked",
         "Asking for root through sudo, su, doas or pkexec tries to leave the sandbox's unprivileged user.";
@@ -88,6 +92,10 @@ rules! {
         "Loading libc with ctypes reaches system calls directly, past every Python-level check.";
     CAPABILITIES = "CRD207", High, Privileged, Some("CWE-250"), "Changes process capabilities",
         "prctl and capability tools change what the kernel lets the process do.";
+    SYSTEM_READ = "CRD208", High, Privileged, Some("CWE-497"), "Reads sensitive system files",
+        "Reading account databases, security configuration, system logs, kernel state or root's files surveys the host (system reconnaissance).";
+    HIDDEN_CALL = "CRD209", High, Behavioural, Some("CWE-95"), "Call hidden in evaluated code",
+        "A string handed to exec or eval that starts programs, opens connections or imports by name hides that call from anyone reading the program.";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
         "A shell command assembled from run-time values can run anything that value contains.";

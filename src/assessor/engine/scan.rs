@@ -13,7 +13,7 @@ use super::catalog::{self, canonical_module, canonical_name};
 use super::combine::Capabilities;
 use super::findings::{Confidence, Hits};
 use super::flow::Function;
-use super::input_limits::{MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
+use super::input_limits::{MAX_FOLDED_ITEMS, MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
 use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
@@ -49,6 +49,31 @@ pub struct Scanner<'a> {
     /// Tree nodes visited so far (gates unrolling, inlining and folding).
     pub(super) work: usize,
     signatures: Arc<CompiledSignatures>,
+    /// The loops being walked, innermost last (for fork bombs).
+    loops: Vec<LoopFrame>,
+    /// The functions whose definitions are being walked, innermost last.
+    defining: Vec<DefFrame<'a>>,
+    /// The program's classes (indexed by `Kind::Class`): their methods by name.
+    classes: Vec<Vec<(&'a str, u32)>>,
+}
+
+/// A function whose body is being walked where it is defined: does it start processes,
+/// and does it call itself (a recursive fork bomb)?
+struct DefFrame<'a> {
+    name: &'a str,
+    forks: Option<u32>,
+    recurses: bool,
+}
+
+/// What one loop being walked has done so far.
+#[derive(Default)]
+struct LoopFrame {
+    /// `while True` (or another constant true test).
+    forever: bool,
+    /// Processes or threads started in it, and where.
+    forks: Vec<u32>,
+    /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
+    bounded: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -122,7 +147,9 @@ impl<'a> Scanner<'a> {
                 orelse,
             } => {
                 let items = self.eval(iter);
+                self.enter_loop(false);
                 self.scan_for(target, items, body);
+                self.leave_loop();
                 self.scan_block(orelse);
             }
             StmtKind::With { items, body } => {
@@ -140,22 +167,65 @@ impl<'a> Scanner<'a> {
                 body,
                 is_class,
             } => {
+                let mut decorators = Vec::new();
                 stmt.for_each_header_expr(|e| {
-                    self.eval(e);
+                    let value = self.eval(e);
+                    if super::calls::is_callable(&value) {
+                        decorators.push(value);
+                    }
                 });
                 if is_class {
                     self.bind(name, Value::UNKNOWN);
                     self.scopes.push(Scope::default());
                     self.scan_block(body);
-                    self.scopes.pop();
+                    let scope = self.scopes.pop().unwrap_or_default();
+                    let class = self.remember_class(scope);
+                    self.bind(name, class);
                 } else {
-                    let value = self.define_function(params, body);
+                    self.defining.push(DefFrame {
+                        name,
+                        forks: None,
+                        recurses: false,
+                    });
+                    let (value, returned) = self.define_function(params, body);
+                    if let Some(DefFrame {
+                        forks: Some(at),
+                        recurses: true,
+                        ..
+                    }) = self.defining.pop()
+                    {
+                        self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
+                    }
+                    if name == "__reduce__" || name == "__reduce_ex__" {
+                        self.reduce_gadget(&returned, stmt.start());
+                    }
+                    // `@decorator` is called with the function (innermost first); the
+                    // name keeps the function so later calls are still followed.
+                    for decorator in decorators.iter().rev() {
+                        super::calls::call_indirect(
+                            self,
+                            decorator,
+                            vec![value.clone()],
+                            stmt.start(),
+                        );
+                    }
                     self.bind(name, value);
                 }
             }
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
                 self.note_return(value);
+                self.loop_exits();
+            }
+            StmtKind::Break => self.loop_exits(),
+            StmtKind::While { test, body, orelse } => {
+                let test = self.eval(test);
+                let forever = test.as_int().is_some_and(|n| n != 0)
+                    || test.exact_text().is_some_and(|t| !t.is_empty());
+                self.enter_loop(forever);
+                self.scan_block(body);
+                self.leave_loop();
+                self.scan_block(orelse);
             }
             StmtKind::Other => stmt.for_each_child(|child| match child {
                 Child::Expr(e) => {
@@ -231,7 +301,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Value {
+    pub(super) fn lookup(&self, name: &str) -> Value {
         for scope in self.scopes.iter().rev() {
             if let Some(value) = scope.get(name) {
                 return value.clone();
@@ -261,7 +331,7 @@ impl<'a> Scanner<'a> {
             }
             ExprKind::Call(call) => super::calls::eval_call(self, call, expr.start()),
             ExprKind::Str(text) => self.literal(text, expr.start()),
-            ExprKind::Bytes(bytes) => self.literal(&String::from_utf8_lossy(&bytes), expr.start()),
+            ExprKind::Bytes(bytes) => self.literal(&super::calls::bytes_text(&bytes), expr.start()),
             ExprKind::Int(Some(value)) => Value::int(value),
             ExprKind::Int(None) => Value::UNKNOWN,
             ExprKind::Bool(value) => Value::int(value as i64),
@@ -269,11 +339,7 @@ impl<'a> Scanner<'a> {
                 kind: Kind::NoneValue,
                 taint: Taint::NONE,
             },
-            ExprKind::BinOp { left, op, right } => {
-                let left = self.eval(left);
-                let right = self.eval(right);
-                self.binary(left, op, right)
-            }
+            ExprKind::BinOp { left, op, right } => self.binary_chain(left, op, right),
             ExprKind::Negative(operand) => match self.eval(operand).as_int() {
                 Some(value) => Value::int(value.wrapping_neg()),
                 None => Value::UNKNOWN,
@@ -290,9 +356,197 @@ impl<'a> Scanner<'a> {
                 value
             }
             ExprKind::Comprehension { element, clauses } => self.comprehension(element, &clauses),
+            ExprKind::DictComprehension {
+                key,
+                value,
+                clauses,
+            } => self.dict_comprehension(key, value, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
+            ExprKind::Dict(items) => self.dict(items),
+            ExprKind::IfElse { test, body, orelse } => {
+                let test = self.eval(test);
+                let body = self.eval(body);
+                let orelse = self.eval(orelse);
+                either(test, body, orelse)
+            }
             ExprKind::Slice { .. } | ExprKind::Other => self.eval_children(expr),
         }
+    }
+
+    fn enter_loop(&mut self, forever: bool) {
+        self.loops.push(LoopFrame {
+            forever,
+            ..LoopFrame::default()
+        });
+    }
+
+    /// A loop that never ends nor waits, starting processes or threads, is a fork bomb;
+    /// any other loop hands what it saw to the loop around it.
+    fn leave_loop(&mut self) {
+        let Some(frame) = self.loops.pop() else {
+            return;
+        };
+        if frame.forever && !frame.bounded {
+            if let Some(&at) = frame.forks.first() {
+                self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+            }
+            return;
+        }
+        if let Some(outer) = self.loops.last_mut() {
+            outer.forks.extend(frame.forks.into_iter().take(4));
+            outer.bounded |= frame.bounded && !frame.forever;
+        }
+    }
+
+    fn loop_exits(&mut self) {
+        if let Some(frame) = self.loops.last_mut() {
+            frame.bounded = true;
+        }
+    }
+
+    /// Called for every call: starting a process or thread, or waiting, inside a loop;
+    /// a function calling itself or starting a process, for the function being defined.
+    pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
+        if let Some(def) = self.defining.last_mut() {
+            if def.name == name {
+                def.recurses = true;
+            } else if FORK_STARTS.contains(&name) {
+                def.forks.get_or_insert(at);
+            }
+        }
+        let Some(frame) = self.loops.last_mut() else {
+            return;
+        };
+        const WAITS: &[&str] = &[
+            "accept",
+            "recv",
+            "recvfrom",
+            "sleep",
+            "get",
+            "wait",
+            "waitpid",
+            "input",
+            "select",
+            "poll",
+            "read",
+            "readline",
+            "join",
+            "communicate",
+            "serve_forever",
+            "acquire",
+            "result",
+            "urlopen",
+            "getline",
+            "connect",
+        ];
+        if FORK_STARTS.contains(&name) {
+            if frame.forks.len() < 4 {
+                frame.forks.push(at);
+            }
+        } else if WAITS.contains(&name.rsplit('.').next().unwrap_or(name)) {
+            frame.bounded = true;
+        }
+    }
+
+    /// `__reduce__` returning `(callable, args)`: unpickling the object makes that call, so
+    /// it is followed as a call, and a dangerous callable is a payload in disguise.
+    fn reduce_gadget(&mut self, returned: &[Value], at: u32) {
+        for value in returned {
+            let Some([callee, args, ..]) = value.items() else {
+                continue;
+            };
+            if !super::calls::is_callable(callee) {
+                continue;
+            }
+            let positional = args
+                .items()
+                .map_or_else(|| vec![args.clone()], <[Value]>::to_vec);
+            let runs_code = callee
+                .qualified_name()
+                .and_then(catalog::api)
+                .is_some_and(|api| {
+                    use catalog::Api::*;
+                    matches!(
+                        api,
+                        Shell | Process | ExecProgram | PtySpawn | CodeExec | RunPath
+                    )
+                });
+            if runs_code {
+                self.hits.add(rules::DECODE_EXECUTE, at, Confidence::Medium);
+            }
+            super::calls::call_indirect(self, callee, positional, at);
+        }
+    }
+
+    /// A class of the program: its methods, so that calls through its instances are
+    /// followed into them.
+    fn remember_class(&mut self, scope: Scope<'a>) -> Value {
+        let methods: Vec<(&'a str, u32)> = scope
+            .into_iter()
+            .filter_map(|(name, value)| match value.kind {
+                Kind::Function(index) => Some((name, index)),
+                _ => None,
+            })
+            .collect();
+        match u32::try_from(self.classes.len()) {
+            Ok(index) if self.classes.len() < MAX_TRACKED_ATTRIBUTES => {
+                self.classes.push(methods);
+                Value {
+                    kind: Kind::Class(index),
+                    taint: Taint::NONE,
+                }
+            }
+            _ => Value::UNKNOWN,
+        }
+    }
+
+    /// The method `name` of the program's class `class`, if it has one.
+    pub(super) fn method_of(&self, class: u32, name: &str) -> Option<u32> {
+        let methods = self.classes.get(class as usize)?;
+        methods.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+    }
+
+    /// `{key: value}` with known keys folds (up to the fold limits); `**mapping` or a
+    /// computed key leaves an unknown value with the data taint of everything in it.
+    fn dict(&mut self, items: Vec<(Option<Expr<'a>>, Expr<'a>)>) -> Value {
+        let mut pairs = Vec::with_capacity(items.len());
+        let mut known = items.len() <= MAX_FOLDED_ITEMS;
+        let mut taint = Taint::NONE;
+        for (key, value) in items {
+            let key = key.map(|k| self.eval(k));
+            let value = self.eval(value);
+            taint = taint.with(value.deep_taint().data());
+            match key {
+                Some(key) if key.exact_text().is_some() || key.as_int().is_some() => {
+                    pairs.push((key, value))
+                }
+                _ => known = false,
+            }
+        }
+        if !known {
+            return Value::unknown(taint);
+        }
+        Value {
+            kind: Kind::Dict(pairs.into()),
+            taint: Taint::NONE,
+        }
+    }
+
+    /// `a + b + c ...`: a left-deep chain of binary operators, folded left to right
+    /// without recursing down its spine (a long flat sum is not deep code).
+    fn binary_chain(&mut self, left: Expr<'a>, op: BinOp, right: Expr<'a>) -> Value {
+        let mut spine = vec![(op, right)];
+        let mut leftmost = left;
+        while let ExprKind::BinOp { left, op, right } = leftmost.kind() {
+            spine.push((op, right));
+            leftmost = left;
+        }
+        let mut value = self.eval(leftmost);
+        for (op, right) in spine.into_iter().rev() {
+            let right = self.eval(right);
+            value = self.binary(value, op, right);
+        }
+        value
     }
 
     /// The value last assigned to `name.attr` (`self.sock = socket.socket()`), if any.
@@ -373,7 +627,10 @@ impl<'a> Scanner<'a> {
     /// `value.attr` where `value` is not being called.
     pub fn attribute(&self, value: &Value, attr: &str) -> Value {
         match &value.kind {
-            Kind::Name(name) => self.attribute_of_name(&format!("{name}.{attr}")),
+            // `os.environ.copy` keeps the environment's taint.
+            Kind::Name(name) => self
+                .attribute_of_name(&format!("{name}.{attr}"))
+                .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
             _ => Value::unknown(value.taint),
         }
@@ -384,6 +641,10 @@ impl<'a> Scanner<'a> {
         let name = canonical_name(name);
         if let Some(value) = catalog::constant(&name) {
             return Value::int(value);
+        }
+        if name == "os.environ" || name == "os.environb" {
+            // The whole environment holds whatever secrets the job was given.
+            return Value::name(&name).tainted(Taint::SECRET);
         }
         if let Some(text) = catalog::text_constant(&name) {
             return Value {
@@ -401,6 +662,12 @@ impl<'a> Scanner<'a> {
         let taint = left.deep_taint().with(right.deep_taint()).data();
         let path = left.taint.has(Taint::PATH);
         match (op, &left.kind, &right.kind) {
+            // Two listings added are a list of both kinds of element.
+            (BinOp::Add, Kind::Text { .. }, Kind::Text { .. })
+                if left.taint.has(Taint::LISTING) && right.taint.has(Taint::LISTING) =>
+            {
+                self.folder.seq(vec![left.clone(), right.clone()])
+            }
             (BinOp::Add, Kind::Text { .. }, _) | (BinOp::Add, _, Kind::Text { .. }) => {
                 self.folder.join([piece(&left), piece(&right)], taint)
             }
@@ -412,8 +679,24 @@ impl<'a> Scanner<'a> {
                 let args = right
                     .items()
                     .map_or_else(|| vec![right.clone()], <[Value]>::to_vec);
-                let pieces = super::fold::substitute(text, &args, false);
+                // `"%(cmd)s" % {"cmd": ...}`: named fields from a dict with known keys.
+                let named: Vec<(&str, Value)> = match &right.kind {
+                    Kind::Dict(pairs) => pairs
+                        .iter()
+                        .filter_map(|(k, v)| k.exact_text().map(|k| (k, v.clone())))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let pieces = super::fold::substitute_named(text, &args, &named, false);
                 self.folder.join(pieces, taint)
+            }
+            // `"../" * 6`: repetition within the fold limits.
+            (BinOp::Mul, Kind::Text { text, .. }, Kind::Int(n))
+            | (BinOp::Mul, Kind::Int(n), Kind::Text { text, .. })
+                if (0..=64).contains(n) && text.len() * (*n as usize) <= MAX_REPEATED_STR =>
+            {
+                let repeated = text.repeat(*n as usize);
+                self.folder.join([Piece::Known(&repeated)], taint)
             }
             (BinOp::Add, Kind::Seq(a), Kind::Seq(b)) => {
                 self.folder.seq(a.iter().chain(b.iter()).cloned().collect())
@@ -431,6 +714,10 @@ impl<'a> Scanner<'a> {
             (_, Kind::Int(a), Kind::Int(b)) => {
                 int_op(*a, op, *b).map_or(Value::UNKNOWN, Value::int)
             }
+            // `os.stat(p).st_mode | stat.S_ISUID`: the result has at least the known bits,
+            // which is all the mode and flag rules ask.
+            (BinOp::BitOr, Kind::Int(bits), Kind::Unknown)
+            | (BinOp::BitOr, Kind::Unknown, Kind::Int(bits)) => Value::int(*bits),
             _ => Value::unknown(taint),
         }
     }
@@ -451,7 +738,16 @@ impl<'a> Scanner<'a> {
             return Value::unknown(container.deep_taint().data());
         }
         let key = self.eval(index);
+        if let Kind::Dict(_) = container.kind {
+            return match container.get(&key) {
+                Some(value) => value.clone(),
+                None => Value::unknown(container.deep_taint().data()),
+            };
+        }
         match (&container.kind, key.exact_text(), key.as_int()) {
+            (Kind::Name(name), _, _) if name.starts_with("os.environ") => {
+                super::calls::environment_value(Some(&key))
+            }
             (Kind::Name(name), Some(key), _) if &**name == "sys.modules" => {
                 Value::name(&canonical_name(key))
             }
@@ -460,6 +756,7 @@ impl<'a> Scanner<'a> {
                 let owner = &name[..name.len() - ".__dict__".len()];
                 self.attribute_of_name(&format!("{owner}.{key}"))
             }
+            (Kind::Text { .. }, _, _) if container.taint.has(Taint::LISTING) => container.element(),
             (Kind::Seq(items), _, Some(i)) => usize::try_from(i)
                 .ok()
                 .and_then(|i| items.get(i).cloned())
@@ -467,6 +764,42 @@ impl<'a> Scanner<'a> {
             _ => Value::unknown(container.deep_taint().data()),
         }
     }
+}
+
+/// `body if test else orelse`: the branch a constant test picks; otherwise the branch
+/// that is something callable or text (the one the rules can follow), taints merged.
+fn either(test: Value, body: Value, orelse: Value) -> Value {
+    let truth = test
+        .as_int()
+        .map(|n| n != 0)
+        .or_else(|| test.exact_text().map(|t| !t.is_empty()));
+    match truth {
+        Some(true) => return body,
+        Some(false) => return orelse,
+        None => {}
+    }
+    let followable = |v: &Value| match v.kind {
+        Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => 2,
+        Kind::Text { .. } | Kind::Seq(_) | Kind::Dict(_) => 1,
+        _ => 0,
+    };
+    let taint = body.deep_taint().data().with(orelse.deep_taint().data());
+    if body == orelse {
+        return body;
+    }
+    let (mut pick, other) = if followable(&orelse) > followable(&body) {
+        (orelse, body)
+    } else {
+        (body, orelse)
+    };
+    // Text picked over something else is no longer known exactly (`x if c else "TODO"`).
+    if let (Kind::Text { text, exact: true }, false) = (&pick.kind, other == pick) {
+        pick.kind = Kind::Text {
+            text: text.clone(),
+            exact: false,
+        };
+    }
+    pick.tainted(taint)
 }
 
 fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
@@ -480,6 +813,21 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
         _ => None,
     }
 }
+
+/// Calls that start a process or thread without waiting for it.
+const FORK_STARTS: &[&str] = &[
+    "os.fork",
+    "os.forkpty",
+    "pty.fork",
+    "multiprocessing.Process",
+    "threading.Thread",
+    "subprocess.Popen",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+];
+
+/// Longest string a repetition (`"ab" * n`) is folded to.
+const MAX_REPEATED_STR: usize = 4096;
 
 /// Most `name.attr` bindings remembered per program.
 const MAX_TRACKED_ATTRIBUTES: usize = 4096;
@@ -502,6 +850,10 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("reversed", "builtins.reversed"),
     ("map", "builtins.map"),
     ("ord", "builtins.ord"),
+    ("list", "builtins.list"),
+    ("tuple", "builtins.tuple"),
+    ("sorted", "builtins.sorted"),
+    ("dict", "builtins.dict"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.

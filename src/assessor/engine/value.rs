@@ -46,9 +46,12 @@ impl Taint {
     pub const LISTING: Taint = Taint(1 << 11);
     /// A process (or processes) this program did not start (`psutil.process_iter()`).
     pub const FOREIGN_PROCESS: Taint = Taint(1 << 12);
+    /// A credential from one environment variable whose name says so (`*_TOKEN`).
+    pub const CREDENTIAL: Taint = Taint(1 << 13);
 
     /// Taint that flows through data transformations (not object identity).
-    const DATA: Taint = Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0);
+    const DATA: Taint =
+        Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0);
 
     pub fn has(self, other: Taint) -> bool {
         self.0 & other.0 != 0
@@ -86,6 +89,11 @@ pub enum Kind {
     Function(u32),
     /// `functools.partial(function, arguments...)`.
     Partial(Rc<(Value, Vec<Value>)>),
+    /// A dict with known keys (text or integers), in order.
+    Dict(Rc<[(Value, Value)]>),
+    /// A class defined in the program, and an instance of one, by the scanner's index.
+    Class(u32),
+    Instance(u32),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -172,7 +180,13 @@ impl Value {
             Kind::Text { exact, .. } => *exact,
             Kind::Int(_) | Kind::NoneValue => true,
             Kind::Seq(items) => items.iter().all(Value::is_constant),
-            Kind::Unknown | Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => false,
+            Kind::Dict(pairs) => pairs.iter().all(|(_, v)| v.is_constant()),
+            Kind::Unknown
+            | Kind::Name(_)
+            | Kind::Function(_)
+            | Kind::Partial(_)
+            | Kind::Class(_)
+            | Kind::Instance(_) => false,
         }
     }
 
@@ -180,9 +194,9 @@ impl Value {
     /// of a process listing; otherwise an unknown value with the data taint.
     pub fn element(&self) -> Value {
         let taint = self.deep_taint();
-        let kept = taint.data().with(Taint(
-            taint.0 & (Taint::FOREIGN_PROCESS.0 | Taint::PATH.0 | Taint::SECRET.0),
-        ));
+        let kept = taint
+            .data()
+            .with(Taint(taint.0 & (Taint::FOREIGN_PROCESS.0 | Taint::PATH.0)));
         match &self.kind {
             Kind::Text { text, .. } if self.taint.has(Taint::LISTING) => Value {
                 kind: Kind::Text {
@@ -196,12 +210,41 @@ impl Value {
         }
     }
 
-    /// All taint in this value and, for lists, in its items.
+    /// All taint in this value and, for lists and dicts, in its items.
     pub fn deep_taint(&self) -> Taint {
+        if let Kind::Dict(pairs) = &self.kind {
+            return pairs
+                .iter()
+                .fold(self.taint, |t, (_, v)| t.with(v.deep_taint()));
+        }
         self.items()
             .unwrap_or(&[])
             .iter()
             .fold(self.taint, |t, item| t.with(item.deep_taint()))
+    }
+
+    /// What a `for` loop over this value goes through, when known: a list's items, a
+    /// dict's keys.
+    pub fn iterated(&self) -> Option<Vec<Value>> {
+        match &self.kind {
+            Kind::Seq(items) => Some(items.to_vec()),
+            Kind::Dict(pairs) => Some(pairs.iter().map(|(k, _)| k.clone()).collect()),
+            _ => None,
+        }
+    }
+
+    /// The value under `key` of a dict with known keys.
+    pub fn get(&self, key: &Value) -> Option<&Value> {
+        let Kind::Dict(pairs) = &self.kind else {
+            return None;
+        };
+        pairs.iter().find_map(|(k, v)| {
+            let same = match (k.exact_text(), key.exact_text()) {
+                (Some(a), Some(b)) => a == b,
+                _ => k.as_int().is_some() && k.as_int() == key.as_int(),
+            };
+            same.then_some(v)
+        })
     }
 }
 
@@ -217,6 +260,8 @@ pub struct Folder {
 /// One piece of text being assembled.
 pub enum Piece<'v> {
     Known(&'v str),
+    /// Text that is one of several possibilities (`"a" if c else x`): kept, not exact.
+    Inexact(&'v str),
     Unknown,
 }
 
@@ -237,6 +282,10 @@ impl Folder {
             match piece {
                 Piece::Known(part) => {
                     exact &= !part.contains(UNKNOWN_PART);
+                    text.push_str(part);
+                }
+                Piece::Inexact(part) => {
+                    exact = false;
                     text.push_str(part);
                 }
                 Piece::Unknown => {
@@ -282,6 +331,8 @@ impl Folder {
 /// A value's contribution to a joined string.
 pub fn piece(value: &Value) -> Piece<'_> {
     match &value.kind {
+        Kind::Text { text, exact: true } => Piece::Known(text),
+        Kind::Text { text, exact: false } if !text.contains(UNKNOWN_PART) => Piece::Inexact(text),
         Kind::Text { text, .. } => Piece::Known(text),
         _ => Piece::Unknown,
     }

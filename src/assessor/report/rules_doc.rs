@@ -3,7 +3,7 @@
 //! `CORDON_WRITE_DOCS=1 cargo test --lib assessor::report::rules_doc` rewrites it.
 
 use crate::assessor::engine::input_limits::{
-    MAX_FINDINGS, MAX_FINDINGS_PER_RULE, MAX_NESTING, MAX_SOURCE_BYTES,
+    MAX_FINDINGS, MAX_FINDINGS_PER_RULE, MAX_FLAT_RUN, MAX_NESTING, MAX_SOURCE_BYTES,
 };
 use crate::assessor::engine::policy::Policy;
 use crate::assessor::engine::rules::markdown_table;
@@ -26,7 +26,9 @@ const READING: &str = "## How programs are read
   known modules, rebinding (`m = os`, `f = os.system`), instance attributes (`self.sock`),
   function parameters shadowing outer names, `getattr` with constant-folded names (`+`,
   `\"\".join`, `%`, `.format`, f-strings, `[::-1]`, `chr`/`ord`, `map(chr, ...)`, `bytes([...])`,
-  `.replace`, hex/base64/base32/rot13 decoding), `__import__`, `importlib.import_module`,
+  `.replace`, `.translate`/`str.maketrans`, `int.to_bytes`, `str.format` with named fields,
+  `\"..\" * n`, hex/base64/base32/rot13 decoding), `functools.reduce(getattr, ...)`,
+  `__import__`, `importlib.import_module`,
   `sys.modules[...]`, `vars(builtins)[...]`, `builtins.exec`.
 - Control flow: `for` loops over short known lists are followed once per item, list and
   generator comprehensions over known lists are folded item by item, and calls to the
@@ -34,12 +36,27 @@ const READING: &str = "## How programs are read
   (three calls deep), so `def wipe(p): shutil.rmtree(p)` then `wipe(\"/etc\")` is seen.
 - Data is tracked from decoders, network reads and credential files into `exec`, `eval`,
   `compile`, commands and file writes. Constant strings given to `exec`/`eval`, and the code
-  of `python -c CODE`, are analysed as Python themselves (two levels deep).
+  of `python -c CODE`, are analysed as Python themselves (two levels deep); one that starts a
+  program, opens a connection or imports by name is at least HIGH (CRD209).
+- Decorators are called with the function they decorate, and a function defined inside
+  another keeps the enclosing function's variables (a closure).
+- Calls reached indirectly are calls: `threading.Thread`/`multiprocessing.Process` targets,
+  executors' `submit`/`map`, `map(f, ...)`, `operator.methodcaller`, `functools.partial`,
+  `atexit.register`, libc's `system` through ctypes, and the `(callable, args)` a class's
+  `__reduce__` returns.
+- Constant pickles given to `pickle.loads` are disassembled (opcodes only, never run): one
+  whose `GLOBAL`/`STACK_GLOBAL` imports `os.system`, `subprocess.*`, `eval`/`exec` and the
+  like is decode-then-execute.
 - Shell command lines (from `os.system`, `subprocess`, `os.exec*`, `pty.spawn`, `pexpect`)
   are split into pipelines and commands, looking through `sudo`, `env`, `nohup` and `sh -c`;
   argv lists are quoted as a shell would see them. Files a line downloads (`wget -O`,
   `curl -o`) and later runs or makes executable are download-and-execute; a pipeline joining
   an interactive shell and `nc`/`socat` is a reverse shell.
+- Secrets are followed as data: a value read from a credential or a sensitive system file,
+  the whole environment (`os.environ`, its copies) or an environment variable whose name
+  says it is a credential, reaching a call that leaves the machine (HTTP clients, sockets,
+  DNS lookups, SMTP/FTP, a `curl` command line) is exfiltration. Function parameters take
+  their default values when a call leaves them out.
 - Capabilities combine (GuardDog-style): a credential read plus any network use is
   exfiltration, a connected socket plus a shell wired to it is a reverse shell, a downloaded
   file that is later run is download-and-execute.
@@ -49,12 +66,14 @@ const READING: &str = "## How programs are read
 
 const GAPS: &str = "## Known gaps
 
-- Methods of the program's own classes are walked once with unknown arguments; calls through
-  instances are not followed into them.
-- Dictionaries are not folded, so code strings kept in a dict and `eval`ed are MEDIUM
-  (run-time code) rather than analysed.
-- Environment-variable secrets (`os.environ[\"AWS_SECRET_ACCESS_KEY\"]`) are not yet part of
-  the exfiltration rule.
+- Calls through instances of the program's own classes are followed into their methods
+  (`__init__` on instantiation); instance attributes are shared by name (`self.x`) across
+  all instances, and inheritance is not followed.
+- Dictionaries with known keys are folded, but one filled at run time (`d[k] = v`) is not
+  followed; code strings kept that way and `eval`ed are MEDIUM (run-time code).
+- `marshal` payloads are not disassembled (only executing one counts, as decode-then-execute).
+- A credential from an environment variable sent in `headers`/`auth` is taken as the program
+  authenticating itself, not as exfiltration.
 ";
 
 /// The whole of `docs/rules.md`.
@@ -91,8 +110,11 @@ pub fn render() -> String {
   write them as easily as anyone.
 - Known threats (`[security.signatures]`): SHA-256 of the normalised code, IOC strings,
   domains and their subdomains, IPs, and mining pools. A match is BLOCKED.
-- Past {nesting} levels of estimated nesting a program is not parsed at all (CRD002); past
-  {size} bytes neither (CRD003).
+- Limits never hide the rest of a program: a part nesting past {nesting} levels (brackets,
+  indentation, chained calls) is left out and reported as CRD002, code past {size} bytes
+  (comment lines aside) likewise as CRD003, and everything else is analysed; the level is
+  the higher of the two. Long flat chains of binary operators (`a + b + ...`, up to
+  {flat} terms) are ordinary code, walked without recursion.
 
 ## Rules
 
@@ -109,6 +131,7 @@ pub fn render() -> String {
         total = MAX_FINDINGS,
         nesting = MAX_NESTING,
         size = MAX_SOURCE_BYTES,
+        flat = MAX_FLAT_RUN,
         table = markdown_table(),
     )
 }

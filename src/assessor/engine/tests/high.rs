@@ -97,3 +97,29 @@ fn capabilities() {
         "import os\nos.system('setcap cap_net_raw+ep /tmp/x')\n",
     );
 }
+
+#[test]
+fn reading_sensitive_system_files_is_high() {
+    // Accounts, logs, root's files and relative climbs to /etc are reconnaissance; the
+    // everyday files are not.
+    level(Level::High, "print(open('/etc/passwd').read())\n");
+    level(Level::High, "print(open('../../etc/passwd').read())\n");
+    level(
+        Level::High,
+        "import shutil\nshutil.copy('/var/log/auth.log', 'out.txt')\n",
+    );
+    level(Level::High, "import os\nos.system('cat /etc/group')\n");
+    level(
+        Level::Low,
+        "print(open('/etc/hosts').read(), open('/proc/cpuinfo').read())\n",
+    );
+}
+
+#[test]
+fn setid_bits_ored_onto_an_unknown_mode() {
+    // `st_mode | stat.S_ISUID` has the setuid bit whatever the current mode is.
+    fires(
+        "CRD203",
+        "import os, stat\nos.chmod('x', os.stat('x').st_mode | stat.S_ISUID)\n",
+    );
+}

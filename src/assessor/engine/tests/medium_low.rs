@@ -101,3 +101,23 @@ fn plain_subprocess_is_low() {
     fires("CRD402", src);
     level(Level::Low, src);
 }
+
+#[test]
+fn unpacking_a_download_is_not_running_it() {
+    // A download then `unzip`/`tar`/`wc` of it stays MEDIUM; `sh` of it is BLOCKED; a URL
+    // pasted into `wget` is command injection (MEDIUM).
+    let fetch = "import os, urllib.request\nurllib.request.urlretrieve(u, 'd.zip')\n";
+    level(
+        Level::Medium,
+        &format!("{fetch}os.system(f'unzip -o d.zip -d {{out}}')\n"),
+    );
+    level(
+        Level::Medium,
+        &format!("{fetch}os.system('tar xf d.zip && wc -c d.zip')\n"),
+    );
+    level(Level::Blocked, &format!("{fetch}os.system('sh d.zip')\n"));
+    level(
+        Level::Medium,
+        "import os, sys\nos.system('wget ' + sys.argv[1])\n",
+    );
+}

