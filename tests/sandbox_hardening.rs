@@ -24,6 +24,38 @@ async fn code_goes_in_through_stdin_and_both_streams_and_the_exit_code_come_back
     }
 }
 
+/// A program ends as a script does: a thread still running when its last line has run is
+/// waited for, a child it forks (no exec) ends where the code ends without ending the run
+/// early, and a multiprocessing pool works.
+#[tokio::test]
+async fn a_program_ends_as_a_script_does() {
+    let docker = docker().await;
+    let spec = spec("script-end");
+    let cases = [
+        (
+            "import threading, time\ndef late():\n    time.sleep(0.3)\n    print('late')\nthreading.Thread(target=late).start()\nprint('main')\n",
+            "main\nlate\n",
+        ),
+        (
+            "import os, sys\npid = os.fork()\nif pid == 0:\n    print('child', flush=True)\n    sys.exit(5)\nos.waitpid(pid, 0)\nprint('parent')\n",
+            "child\nparent\n",
+        ),
+        (
+            "from multiprocessing import Pool\nwith Pool(2) as pool:\n    print(pool.map(abs, [-1, -2]))\n",
+            "[1, 2]\n",
+        ),
+    ];
+    for path in PATHS {
+        for (code, printed) in cases {
+            assert_eq!(
+                stdout_on(path, &docker, &spec, code).await,
+                printed,
+                "{path:?}: {code}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn lifecycle_events_arrive_in_order_for_one_container() {
     let docker = docker().await;

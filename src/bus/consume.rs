@@ -1,7 +1,8 @@
 //! The pull-and-acknowledge loop every JetStream-fed actor runs. It asks the server for
-//! only as many messages as it has free handler slots, so no message ever waits in a
-//! client buffer unseen (where it would be redelivered to another worker after the ack
-//! wait while still queued here). A message is acknowledged only after its handler
+//! only as many messages as it has free handler slots, so no message waits unseen in a
+//! client buffer while handlers are busy (where it would be redelivered to another worker
+//! after the ack wait while still queued here; a request dropped at shutdown, or given up
+//! by the client's own timer, still leaves its messages to come back after the ack wait). A message is acknowledged only after its handler
 //! returns, i.e. after everything it caused is published; while a handler runs,
 //! in-progress acks keep the server from redelivering it. On shutdown the loop stops
 //! pulling and drops unfinished handlers: their messages are redelivered. A handler that
@@ -43,9 +44,10 @@ pub enum Disposition {
 
 /// Pulls messages from `consumer` and runs `handler` on up to `concurrency` at a time until
 /// `shutdown` fires. `progress_every` should be well inside the consumer's ack wait.
-/// Every free slot is covered by exactly one outstanding pull request (a slot that frees
-/// while others are asked for gets a request of its own), so a message is handled as soon
-/// as it arrives and none arrives without a slot.
+/// Free slots are always covered by outstanding pull requests, and only free slots, so a
+/// message is handled as soon as it arrives and none arrives without a slot. Handlers run
+/// all along, also while a request is being made. A request the server refuses (a leader
+/// election, too many waiting requests) is not renewed before a growing pause.
 pub async fn run_pull_loop<F, Fut>(
     consumer: PullConsumer,
     (name, reporter): (&str, &Reporter),
@@ -63,25 +65,32 @@ where
     let mut requests = SelectAll::new();
     // Messages asked for and neither delivered nor expired yet.
     let mut asked = 0;
+    let mut backoff = Backoff::default();
     let handle = |message: Message| {
         let span = message_span(name, &message);
         handle_one(message, (&handler, reporter), progress_every).instrument(span)
     };
     loop {
         let free = concurrency - running.len() - asked;
-        if free > 0 {
-            match pull(&consumer, free).await {
-                Ok(request) => {
+        if free > 0 && backoff.over() {
+            let request = pull(&consumer, free);
+            tokio::pin!(request);
+            let made = loop {
+                tokio::select! {
+                    made = &mut request => break Some(made),
+                    Some(()) = running.next(), if !running.is_empty() => {}
+                    _ = shutdown.wait() => break None,
+                }
+            };
+            match made {
+                None => break,
+                Some(Ok(request)) => {
                     asked += free;
                     requests.push(request);
                 }
-                Err(e) => {
+                Some(Err(e)) => {
                     tracing::warn!(consumer = name, error = %e, "pull request failed; retrying");
-                    tokio::select! {
-                        () = run_for(&mut running, Duration::from_millis(200)) => {}
-                        _ = shutdown.wait() => break,
-                    }
-                    continue;
+                    backoff.failed();
                 }
             }
         }
@@ -89,19 +98,55 @@ where
             Some(pulled) = requests.next() => match pulled {
                 Pulled::Message(message) => {
                     asked -= 1;
+                    backoff.reset();
                     running.push(handle(*message));
                 }
                 Pulled::Broken(e) => {
-                    tracing::warn!(consumer = name, error = %e, "pull consumer hiccup; continuing");
+                    tracing::warn!(consumer = name, error = %e, "pull consumer hiccup; pausing");
+                    backoff.failed();
                 }
                 Pulled::Over { undelivered } => asked -= undelivered,
             },
             Some(()) = running.next(), if !running.is_empty() => {}
+            () = backoff.wait(), if !backoff.over() => {}
             _ = shutdown.wait() => break,
         }
     }
     tracing::debug!(consumer = name, "stopping on shutdown");
     Ok(())
+}
+
+/// The pause before the next pull request after the server refused one: 200 ms, doubling
+/// to 2 s, gone once a message arrives.
+#[derive(Default)]
+struct Backoff {
+    pause: Option<Duration>,
+    until: Option<tokio::time::Instant>,
+}
+
+impl Backoff {
+    fn failed(&mut self) {
+        let pause = self.pause.map_or(Duration::from_millis(200), |p| {
+            (p * 2).min(Duration::from_secs(2))
+        });
+        self.pause = Some(pause);
+        self.until = Some(tokio::time::Instant::now() + pause);
+    }
+
+    fn reset(&mut self) {
+        *self = Backoff::default();
+    }
+
+    fn over(&self) -> bool {
+        self.until
+            .is_none_or(|until| tokio::time::Instant::now() >= until)
+    }
+
+    async fn wait(&self) {
+        if let Some(until) = self.until {
+            tokio::time::sleep_until(until).await;
+        }
+    }
 }
 
 /// What one pull request yields: messages, a broken request, and at its end how many of
@@ -134,21 +179,6 @@ async fn pull(
         }
     });
     Ok(pulled.boxed())
-}
-
-/// Runs the handlers in `running` for `pause`.
-async fn run_for<S>(running: &mut S, pause: Duration)
-where
-    S: futures::Stream<Item = ()> + Unpin,
-{
-    let until = tokio::time::sleep(pause);
-    tokio::pin!(until);
-    loop {
-        tokio::select! {
-            () = &mut until => return,
-            Some(()) = running.next() => {}
-        }
-    }
 }
 
 /// The span a message is handled in: its trace id (from `traceparent`) ties together the

@@ -23,7 +23,7 @@ pub struct Ended {
     /// When the engine says it stopped (`None`: not known).
     pub finished_at: Option<SystemTime>,
     /// Set when the container was not there to ask, or had to be killed by cordon after
-    /// the watch lost sight of it.
+    /// cordon lost sight of it while it ran.
     pub lost: Option<String>,
 }
 
@@ -76,7 +76,8 @@ pub(super) fn killed_from_outside(exit_code: Option<i64>) -> Option<String> {
     Some(format!(
         "the sandbox was ended by {signal} (exit code {}), which cordon did not send: \
          killed from outside (an operator, the Docker engine, or the kernel's OOM killer \
-         outside the sandbox's limit)",
+         outside the sandbox's limit), or by the program signalling its own sandbox's \
+         processes",
         exit_code.unwrap_or_default()
     ))
 }

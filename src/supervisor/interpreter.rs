@@ -130,7 +130,7 @@ pub struct InterpreterSandbox {
 }
 
 impl InterpreterSandbox {
-    /// A runner sandbox for `spec` (whose `interpreter` is set): `warm` (one the pool made
+    /// A runner sandbox for `spec`: `warm` (one the pool made
     /// for this shape, already running the runner) or, without one, a fresh one created,
     /// attached and started now. The container is removed if anything fails.
     pub async fn open(
@@ -276,8 +276,16 @@ impl InterpreterSandbox {
         let cpu_before = self.read_counters().map(|c| c.cpu_ns).unwrap_or(0);
         let mut cell = Cell::new(limits, std::mem::take(&mut self.carried), live);
         let input = &mut self.input;
-        let write =
-            async move { input.write_all(&frame).await.is_ok() && input.flush().await.is_ok() };
+        // The program cannot start before its frame begins to go in.
+        let write_started = SystemTime::now();
+        // Written whole counts as fed, whether or not the flush then succeeds.
+        let write = async move {
+            let whole = input.write_all(&frame).await.is_ok();
+            if whole {
+                let _ = input.flush().await;
+            }
+            whole
+        };
         let deadline = tokio::time::sleep(limits.timeout);
         tokio::pin!(write, deadline);
         let (mut writing, mut orders_open) = (true, true);
@@ -293,7 +301,7 @@ impl InterpreterSandbox {
                 }
                 written = &mut write, if writing => {
                     writing = false;
-                    fed_at = written.then(SystemTime::now);
+                    fed_at = written.then_some(write_started);
                     if !written {
                         tracing::debug!(container = %self.container_id, "runner stdin closed");
                     }
@@ -388,9 +396,10 @@ impl InterpreterSandbox {
     }
 
     /// Stops the sandbox (its runner sees the end of its input; what still runs after
-    /// `CLOSE_WAIT` is killed) and removes it, reporting `Exited` and
-    /// `Removed`. Its guard removes it if this fails.
-    pub async fn close(mut self) -> Result<(), SandboxError> {
+    /// `CLOSE_WAIT` is killed) and removes it, reporting `Exited` and `Removed`; says
+    /// whether the kernel's OOM killer ended a process in it. Its guard removes it if this
+    /// fails.
+    pub async fn close(mut self) -> Result<bool, SandboxError> {
         // End of input: the runner finishes and exits by itself; what does not is killed.
         let _ = self.input.shutdown().await;
         let stopped = wait_stopped(&self.docker, &self.container_id);
@@ -411,10 +420,11 @@ impl InterpreterSandbox {
         };
         emit(&self.lifecycle, exited).await;
         let Some(guard) = self.guard.take() else {
-            return Ok(());
+            return Ok(ended.oom_killed);
         };
         let target = (self.container_id.clone(), self.record_changes);
-        remove_reported(&self.docker, guard, target, layers, &self.lifecycle).await
+        remove_reported(&self.docker, guard, target, layers, &self.lifecycle).await?;
+        Ok(ended.oom_killed)
     }
 
     /// After a cell during which the sandbox stopped: why, from the engine (out of memory,
@@ -438,7 +448,13 @@ impl InterpreterSandbox {
             if oom {
                 outcome.violation = Some(oom_violation(self.memory_bytes));
             } else {
-                outcome.lost = lost.or_else(|| killed_from_outside(exit_code));
+                // A sandbox that stopped before its cell arrived never ran it, whatever
+                // its exit code says.
+                let undelivered = (!outcome.delivered)
+                    .then(|| "the sandbox stopped before its program arrived".to_string());
+                outcome.lost = (outcome.lost.take().or(lost))
+                    .or_else(|| killed_from_outside(exit_code))
+                    .or(undelivered);
             }
         }
         if outcome.exit_code.is_none() {

@@ -5,8 +5,10 @@
 #
 # In (container stdin): frames of b"<decimal length>\n" + a JSON object
 #   {"code", "files": [{"path", "data" (base64)}], "stdin" (base64 or null),
-#    "max_files", "max_file_bytes"}; max_files 0: no files are looked for or returned
-# Out (container stdout, kept to the runner): frames of 1 type byte + 4-byte big-endian
+#    "max_files", "max_file_bytes", "last"}; max_files 0: no files are looked for or
+#   returned; last: a one-off program's only cell, which ends as a script does (its
+#   threads joined, its atexit functions run) before the cell's end is sent
+# Out (container stdout, written by the framer): frames of 1 type byte + 4-byte big-endian
 # length + payload: b"O" / b"E" the program's stdout / stderr bytes, b"F" one output file
 # (JSON {"name", "media_type", "data" (base64)}), b"D" the cell's end (JSON {"exit_code",
 # "interrupted", "skipped"}), b"A" the first time the cell asked Python for something the
@@ -41,6 +43,7 @@ def private_pipe():
 CONTROL_IN = private_copy(0)
 CONTROL_OUT = None  # the runner's end of the framer's control pipe (see split_off_framer)
 SEND_LOCK = threading.Lock()
+RUNNER_PID = None  # set in the runner; a process the program forks is not the runner
 
 
 def send(kind, payload):
@@ -59,36 +62,48 @@ def split_off_framer():
     """Forks. The parent becomes the framer: it writes the program's output (b"O", b"E")
     and the runner's own frames onto the container's stdout, passes interrupts on, and
     exits with the runner's status once the runner has gone. The child returns, as the
-    runner, with fds 1 and 2 on the output pipes; it returns their write ends."""
-    global CONTROL_OUT
+    runner; it returns the write ends of the output pipes (see ProgramPipes)."""
+    global CONTROL_OUT, RUNNER_PID
     stdout_r, stdout_w = private_pipe()
     stderr_r, stderr_w = private_pipe()
     control_r, control_w = private_pipe()
+    passed_on = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, passed_on)  # until the framer can pass them on
     runner = os.fork()
     if runner == 0:
         for end in (stdout_r, stderr_r, control_r):
             os.close(end)
         os.setpgid(0, 0)  # a program stopping its process group does not stop the framer
-        CONTROL_OUT = control_w
+        CONTROL_OUT, RUNNER_PID = control_w, os.getpid()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, passed_on)
         return {1: stdout_w, 2: stderr_w}
-    for end in (stdout_w, stderr_w, control_w, CONTROL_IN, 0):
-        os.close(end)
-    Framer(runner, {stdout_r: b"O", stderr_r: b"E"}, control_r).run()
+    code = 1
+    try:
+        for end in (stdout_w, stderr_w, control_w, CONTROL_IN, 0):
+            os.close(end)
+        framer = Framer(runner, {stdout_r: b"O", stderr_r: b"E"}, control_r)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, passed_on)
+        code = framer.run()
+    finally:
+        os._exit(code)
 
 
 class Framer:
     """The framer's loop: the program's output is framed as it arrives; before each of
-    the runner's own frames goes out, everything the program printed so far does."""
+    the runner's own frames goes out, everything the program printed so far does. The
+    runner's frames are passed through as they come (never held whole), and no output
+    frame goes out in the middle of one."""
 
     def __init__(self, runner, outputs, control):
         self.runner = runner
         self.outputs = outputs  # read end -> frame kind, until its end of file
         self.control = control  # the runner's frames, until its end of file
+        self.header = b""  # the start of the runner's next frame's header
+        self.frame_left = 0  # bytes of the runner's current frame still to pass on
+        self.out = private_copy(1)
         # Never a blocking read: one read end can be drained between select and read.
         for fd in (*outputs, control):
             os.set_blocking(fd, False)
-        self.pending = b""
-        self.out = private_copy(1)
         wake_r, wake_w = private_pipe()
         os.set_blocking(wake_w, False)
         signal.set_wakeup_fd(wake_w)  # the runner's exit and passed-on signals wake select
@@ -108,27 +123,39 @@ class Framer:
         while view:
             view = view[os.write(self.out, view):]
 
-    def take_output(self, fd):
-        """Frames one read of a program pipe; False when it had nothing or ended."""
+    def between_frames(self):
+        return self.frame_left == 0 and not self.header
+
+    def take_output(self, fd, most=65536):
+        """Frames one read of a program pipe (at most `most` bytes); how many bytes it
+        read (0 when it had nothing or ended)."""
         try:
-            data = os.read(fd, 65536)
+            data = os.read(fd, most)
         except BlockingIOError:
-            return False
+            return 0
         if not data:
             del self.outputs[fd]
-            return False
+            return 0
         self.write(self.outputs[fd] + len(data).to_bytes(4, "big") + data)
-        return True
+        return len(data)
 
     def flush_outputs(self):
-        """Frames everything the program's pipes hold now, without waiting for more."""
+        """Frames what the program's pipes hold now; not what a busy writer adds
+        meanwhile, which would keep this from ever returning."""
+        import fcntl, termios
         for fd in list(self.outputs):
-            while self.take_output(fd):
-                pass
+            pending = bytearray(4)
+            fcntl.ioctl(fd, termios.FIONREAD, pending)
+            left = int.from_bytes(pending, sys.byteorder)
+            while left > 0 and fd in self.outputs:
+                taken = self.take_output(fd, min(left, 65536))
+                if taken == 0:
+                    break
+                left -= taken
 
     def take_control(self):
-        """Passes on the runner's whole frames from one read; False when it had nothing
-        or ended."""
+        """Passes on what one read of the runner's frames brings; False when it had
+        nothing or ended."""
         try:
             data = os.read(self.control, 65536)
         except BlockingIOError:
@@ -136,14 +163,22 @@ class Framer:
         if not data:
             self.control = None
             return False
-        self.pending += data
-        while len(self.pending) >= 5:
-            size = 5 + int.from_bytes(self.pending[1:5], "big")
-            if len(self.pending) < size:
-                break
-            frame, self.pending = self.pending[:size], self.pending[size:]
-            self.flush_outputs()
-            self.write(frame)
+        view = memoryview(data)
+        while view:
+            if self.frame_left == 0:
+                needed = 5 - len(self.header)
+                self.header += bytes(view[:needed])
+                view = view[needed:]
+                if len(self.header) == 5:
+                    self.flush_outputs()
+                    self.write(self.header)
+                    self.frame_left = int.from_bytes(self.header[1:5], "big")
+                    self.header = b""
+            else:
+                chunk = view[:self.frame_left]
+                self.write(chunk)
+                self.frame_left -= len(chunk)
+                view = view[len(chunk):]
         return True
 
     def runner_status(self):
@@ -154,9 +189,12 @@ class Framer:
         return None if pid == 0 else status
 
     def run(self):
+        """Frames until the runner has gone; returns its exit code."""
         status = None
         while status is None:
-            watched = [self.wake, *self.outputs]
+            watched = [self.wake]
+            if self.between_frames():
+                watched += list(self.outputs)  # none in the middle of a runner's frame
             if self.control is not None:
                 watched.append(self.control)
             ready, _, _ = select.select(watched, [], [])
@@ -165,16 +203,17 @@ class Framer:
             if self.control is not None and self.control in ready:
                 self.take_control()
             for fd in ready:
-                if fd in self.outputs:
+                if fd in self.outputs and self.between_frames():
                     self.take_output(fd)
             status = self.runner_status()
         # The runner is gone: its last frames and the program's last output go out (what
         # an orphan of the program prints later does not), then the runner's status.
         while self.control is not None and self.take_control():
             pass
-        self.flush_outputs()
+        if self.between_frames():
+            self.flush_outputs()
         code = os.waitstatus_to_exitcode(status)
-        os._exit(128 - code if code < 0 else code)
+        return 128 - code if code < 0 else code
 
 
 class ProgramPipes:
@@ -201,6 +240,7 @@ class Cells:
         self.namespace = main_module.__dict__
         self.in_cell = False
         self.number = 0
+        self.last_exit = 0
 
     def on_interrupt(self, signum, frame):
         # The supervisor interrupts a cell that passed its deadline; between cells there
@@ -224,6 +264,8 @@ class Cells:
                 compiled = compile(cell["code"], "<cell>", "exec")
                 RECORD.start()
                 exec(compiled, self.namespace)
+                if cell.get("last"):
+                    end_as_a_script_does()
             except SystemExit as stop:
                 exit_code = exit_code_of(stop)
             except KeyboardInterrupt as error:
@@ -237,6 +279,12 @@ class Cells:
             interrupted, exit_code, figures = True, 1, []
         finally:
             self.in_cell = False
+        if os.getpid() != RUNNER_PID:
+            # A process the program forked (no exec) that came back here ends as a
+            # script's child does, without speaking for the cell.
+            flush_program_output()
+            os._exit(exit_code)
+        self.last_exit = exit_code
         RECORD.finish()
         flush_program_output()
         skipped = send_outputs(before, figures, cell) if returns_files else []
@@ -325,7 +373,7 @@ def exit_code_of(stop):
 
 def print_error(error):
     # The traceback without the runner's own frames (they are "<string>": the runner runs
-    # as `python3 -c`), as `python3 -` would print it, unless the program broke its stderr.
+    # as `python3 -c`), naming the program `<cell>`, unless the program broke its stderr.
     # Runner work: not part of the program's runtime record.
     recording, RECORD.on = RECORD.on, False
     try:
@@ -441,6 +489,23 @@ def send_outputs(before, figures, cell):
     return skipped
 
 
+def end_as_a_script_does():
+    """What `python3` does after a script's last line: wait for its threads, then run its
+    atexit functions (multiprocessing joins its children there)."""
+    threading._shutdown()
+    import atexit
+    atexit._run_exitfuncs()
+
+
+def in_forked_child():
+    """A process the program forked keeps no say in the runner's frames: its record is off
+    and it gets a lock of its own (the parent's may have been held at the fork)."""
+    global SEND_LOCK
+    SEND_LOCK = threading.Lock()
+    RECORD.on = False
+    RECORD.start = lambda: None
+
+
 def flush_program_output():
     # The framer sends what is in the pipes ahead of the cell's end.
     for stream in (sys.stdout, sys.stderr):
@@ -491,13 +556,16 @@ def main():
     if os.path.isdir("/packages"):
         sys.path.insert(0, "/packages")  # a request's packages, installed before its code
     # Before any code of the program: the hook sees everything its cells ask Python to do.
+    os.register_at_fork(after_in_child=in_forked_child)
     sys.addaudithook(RECORD.hook)
     cells = Cells()
     signal.signal(signal.SIGINT, cells.on_interrupt)
     while True:
         cell = next_cell()
         if cell is None:
-            return
+            # The sandbox's exit code is the last cell's, as a script's would be.
+            flush_program_output()
+            os._exit(cells.last_exit)
         cells.run(cell, output)
 
 

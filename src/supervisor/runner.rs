@@ -35,6 +35,8 @@ struct CellFrame<'a> {
     stdin: Option<String>,
     max_files: u32,
     max_file_bytes: u64,
+    /// A one-off program's only cell: it ends as a script does (threads joined, atexit run).
+    last: bool,
 }
 
 /// Caps on what one cell returns.
@@ -68,6 +70,7 @@ pub fn cell_frame(code: &str, input: &CellInput, caps: OutputCaps) -> Vec<u8> {
         stdin: input.stdin.as_deref().map(|bytes| b64(bytes)),
         max_files: caps.max_files,
         max_file_bytes: caps.max_file_bytes,
+        last: input.session.is_none(),
     };
     let body = serde_json::to_vec(&frame).expect("a cell frame is always serializable");
     let mut out = format!("{}\n", body.len()).into_bytes();

@@ -17,7 +17,7 @@ use bollard::Docker;
 use tokio::sync::mpsc::{Receiver, Sender};
 
 use super::changes::{read_changes, Layers, OverlayLayers};
-use super::ending::{kill, wait_stopped, Ended};
+use super::ending::{kill, oom_violation, wait_stopped, Ended};
 use super::guard::RemovalGuard;
 use super::hardening::{container_config, container_name, validate_limits, with_own_uid};
 use super::interpreter::{CellLimits, CellOutcome, InterpreterSandbox};
@@ -30,7 +30,7 @@ use crate::docker::is_not_found;
 use crate::protocol::exec::Violation;
 use crate::protocol::interpreter::CellInput;
 
-/// How long a container that outlived its watch may take to stop after a second kill.
+/// How long a container still running when its run ended may take to stop after a second kill.
 const STOP_WAIT: Duration = Duration::from_secs(10);
 /// Lifecycle events are for the audit log, but a receiver that stopped reading must not
 /// stall a running sandbox: a send waits at most this long.
@@ -89,11 +89,17 @@ pub async fn run_program(
         false => CellOutcome::default(),
     };
     let container_id = sandbox.container_id().to_string();
-    sandbox.close().await?;
+    let oom_killed = sandbox.close().await?;
+    let mut outcome = sandbox_outcome(container_id, cell);
+    // A process of the program the kernel OOM-killed while the runner lived on.
+    if oom_killed && outcome.violation.is_none() {
+        outcome.oom_killed = true;
+        outcome.violation = Some(oom_violation(spec.limits.memory_bytes));
+    }
     Ok(SandboxOutcome {
         install,
         warm: was_warm,
-        ..sandbox_outcome(container_id, cell)
+        ..outcome
     })
 }
 
@@ -274,7 +280,7 @@ pub(super) async fn start(docker: &Docker, container_id: &str) -> Result<(), San
 /// Before any of its code runs: the sandbox's TCP socket buffers count against its memory
 /// limit (cgroup v1: capped at it; v2: charged by the kernel), or it does not run. A
 /// sandbox that has already stopped has no cgroup left to charge: it runs no code, and the
-/// watch reports it lost.
+/// run reports it lost.
 pub(super) async fn charge_socket_buffers(
     docker: &Docker,
     container_id: &str,
@@ -310,7 +316,7 @@ pub(super) async fn attach(
         })
 }
 
-/// Makes sure the container has stopped (killing it if the watch gave up on it), then
+/// Makes sure the container has stopped (killing it if its run gave up on it), then
 /// reads its exit code, whether the kernel OOM-killed something in it, and (from the same
 /// inspection) its overlay directories. Waits out an engine that is restarting.
 pub(super) async fn settle(
@@ -333,7 +339,7 @@ pub(super) async fn settle(
     if state.running == Some(true) {
         tracing::warn!(
             container = container_id,
-            "sandbox still running after the watch; killing it"
+            "sandbox still running after its run ended; killing it"
         );
         lost = Some("cordon lost sight of the sandbox (its output or the engine's wait broke) and killed it".to_string());
         kill(docker, container_id).await;
