@@ -151,6 +151,8 @@ pub fn summary_of(events: &[RuntimeEvent], dropped: u64, workdir: &str) -> Runti
     };
     for event in events {
         let list = match event.event.as_str() {
+            // The import system reading its bytecode cache: the import is listed instead.
+            "open" if is_bytecode_cache(&event.detail) => continue,
             "open" if is_written(event) => &mut summary.files_written,
             "open" => &mut summary.files_read,
             "os.remove" | "os.rename" | "os.mkdir" | "os.rmdir" | "shutil.rmtree"
@@ -171,6 +173,11 @@ pub fn summary_of(events: &[RuntimeEvent], dropped: u64, workdir: &str) -> Runti
         }
     }
     summary
+}
+
+/// A compiled module in a `__pycache__` directory (the audit entry still has the open).
+fn is_bytecode_cache(path: &str) -> bool {
+    path.ends_with(".pyc") && path.contains("/__pycache__/")
 }
 
 /// The runner records an open's path, not its mode: opens under `outputs/` count as
@@ -240,6 +247,30 @@ mod tests {
             .is_some());
         assert_eq!(p.breach("subprocess.Popen", "ls -l"), None);
         assert_eq!(p.breach("os.system", "curl --version"), None);
+    }
+
+    #[test]
+    fn the_summary_lists_imports_not_their_bytecode_reads() {
+        let event = |event: &str, detail: &str| RuntimeEvent {
+            event: event.into(),
+            detail: detail.into(),
+            count: 1,
+            first_s: 0.0,
+            last_s: 0.0,
+        };
+        let events = [
+            event(
+                "open",
+                "/usr/lib/python3.11/__pycache__/platform.cpython-311.pyc",
+            ),
+            event("import", "platform"),
+            event("open", "data.pyc"),
+            event("open", "outputs/r.txt"),
+        ];
+        let summary = summary_of(&events, 0, "/work");
+        assert_eq!(summary.files_read, ["/work/data.pyc"]);
+        assert_eq!(summary.files_written, ["/work/outputs/r.txt"]);
+        assert_eq!(summary.modules, ["platform"]);
     }
 
     #[test]
