@@ -424,7 +424,7 @@ pub fn top_level_chunks(source: &str) -> Vec<std::ops::Range<u32>> {
     let mut chunks = Vec::new();
     let mut start = 0usize;
     let mut offset = 0usize;
-    let mut in_triple: Option<&str> = None;
+    let mut in_triple: Option<&'static str> = None;
     for line in source.split_inclusive('\n') {
         let begins = in_triple.is_none()
             && line.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '@');
@@ -432,15 +432,7 @@ pub fn top_level_chunks(source: &str) -> Vec<std::ops::Range<u32>> {
             chunks.push(start as u32..offset as u32);
             start = offset;
         }
-        for quote in ["\"\"\"", "'''"] {
-            if line.matches(quote).count() % 2 == 1 {
-                in_triple = match in_triple {
-                    Some(q) if q == quote => None,
-                    None => Some(quote),
-                    other => other,
-                };
-            }
-        }
+        in_triple = triple_quote_after(line, in_triple);
         offset += line.len();
     }
     if offset > start {
@@ -472,6 +464,24 @@ pub fn deep_spot(source: &str) -> u32 {
         offset += line.len() as u32;
     }
     0
+}
+
+/// Whether a line-by-line reader is inside a triple-quoted string after `line`, given
+/// whether it was before (the quote that opened it).
+pub(super) fn triple_quote_after(
+    line: &str,
+    mut in_triple: Option<&'static str>,
+) -> Option<&'static str> {
+    for quote in ["\"\"\"", "'''"] {
+        if line.matches(quote).count() % 2 == 1 {
+            in_triple = match in_triple {
+                Some(q) if q == quote => None,
+                None => Some(quote),
+                other => other,
+            };
+        }
+    }
+    in_triple
 }
 
 #[cfg(test)]

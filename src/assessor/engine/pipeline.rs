@@ -10,9 +10,9 @@ use super::combine::combine;
 use super::findings::{self, Confidence, Hit, Hits};
 use super::input_limits::{
     deep_regions, deep_spot, drop_deep_tree, nesting_within, nesting_within_limit, parsed_nesting,
-    parsed_nesting_within_limit, top_level_chunks, without_regions, DeepRegion, HARD_SOURCE_BYTES,
-    MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET, PARSEABLE_NESTING,
-    PARSE_FIRST_BYTES,
+    parsed_nesting_within_limit, top_level_chunks, triple_quote_after, without_regions, DeepRegion,
+    HARD_SOURCE_BYTES, MAX_NESTED_SOURCES, MAX_SOURCE_BYTES, NESTED_SOURCE_BUDGET,
+    PARSEABLE_NESTING, PARSE_FIRST_BYTES,
 };
 use super::parser;
 use super::policy::{CompiledSignatures, Policy};
@@ -189,7 +189,7 @@ fn chunked_regions(source: &str) -> Vec<DeepRegion> {
 fn within_size(source: &str) -> (String, Option<u32>) {
     let mut out = String::with_capacity(source.len().min(HARD_SOURCE_BYTES));
     let mut code_bytes = 0usize;
-    let mut in_triple: Option<&str> = None;
+    let mut in_triple: Option<&'static str> = None;
     for line in source.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let comment = in_triple.is_none() && trimmed.starts_with('#');
@@ -206,15 +206,7 @@ fn within_size(source: &str) -> (String, Option<u32>) {
         } else {
             out.push_str(line);
         }
-        for quote in ["\"\"\"", "'''"] {
-            if line.matches(quote).count() % 2 == 1 {
-                in_triple = match in_triple {
-                    Some(q) if q == quote => None,
-                    None => Some(quote),
-                    other => other,
-                };
-            }
-        }
+        in_triple = triple_quote_after(line, in_triple);
     }
     (out, None)
 }
