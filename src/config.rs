@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::protocol::assessor::TrustLevel;
 use crate::protocol::subjects::is_valid_token;
+use crate::supervisor::SandboxRuntime;
 
 /// The defaults, with a comment on every key.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
@@ -328,7 +329,11 @@ pub struct SandboxSettings {
     /// The images a request may name, by short name (`default` is always `image`).
     #[serde(default)]
     pub images: std::collections::BTreeMap<String, String>,
-    pub runtime: String,
+    /// The OCI runtime of every trust level `runtimes` does not name.
+    pub runtime: SandboxRuntime,
+    /// A runtime per trust level, for example gVisor for `untrusted` only.
+    #[serde(default)]
+    pub runtimes: TrustRuntimes,
     /// `auto`: a uid (and gid) of its own per sandbox from `uid_first`/`uid_count`; or a
     /// fixed `uid:gid` shared by every sandbox.
     pub user: String,
@@ -344,7 +349,59 @@ pub struct SandboxSettings {
 /// The short name that always means `sandbox.image`.
 pub const DEFAULT_IMAGE_NAME: &str = "default";
 
+/// `[sandbox.runtimes]`: the trust levels that run on another runtime than
+/// `sandbox.runtime`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TrustRuntimes {
+    #[serde(default)]
+    pub untrusted: Option<SandboxRuntime>,
+    #[serde(default)]
+    pub unknown: Option<SandboxRuntime>,
+    #[serde(default)]
+    pub trusted: Option<SandboxRuntime>,
+}
+
 impl SandboxSettings {
+    /// The runtime sandboxes of `trust` run on.
+    pub fn runtime_for(&self, trust: TrustLevel) -> SandboxRuntime {
+        let named = match trust {
+            TrustLevel::Untrusted => self.runtimes.untrusted,
+            TrustLevel::Unknown => self.runtimes.unknown,
+            TrustLevel::Trusted => self.runtimes.trusted,
+        };
+        named.unwrap_or(self.runtime)
+    }
+
+    /// Every runtime some trust level runs on, each once (for the checks at start).
+    pub fn runtimes_in_use(&self) -> Vec<SandboxRuntime> {
+        let mut used: Vec<SandboxRuntime> = Vec::new();
+        for runtime in TrustLevel::ALL.map(|trust| self.runtime_for(trust)) {
+            if !used.contains(&runtime) {
+                used.push(runtime);
+            }
+        }
+        used
+    }
+
+    /// runsc is registered with `--network=none`: a trust level on it cannot be given the
+    /// allowlist network, so the two settings must not meet.
+    fn check_network_runtimes(&self, network: &NetworkSettings) -> Result<(), ConfigError> {
+        let on_runsc = network
+            .allowed_trust
+            .iter()
+            .find(|trust| self.runtime_for(**trust) == SandboxRuntime::Runsc);
+        match on_runsc {
+            None => Ok(()),
+            Some(trust) => Err(ConfigError::Invalid {
+                key: "network.allowed_trust",
+                why: format!(
+                    "{} runs on runsc, which has no network stack (it is registered with \
+                     --network=none): remove it from network.allowed_trust or run it on runc",
+                    trust.as_str()
+                ),
+            }),
+        }
+    }
     /// The image reference a request's short name stands for; `None` for a name the
     /// allowlist does not have. A request naming none gets `image`.
     pub fn image_named(&self, name: Option<&str>) -> Option<&str> {
@@ -390,6 +447,9 @@ impl SandboxSettings {
 pub struct MonitorSettings {
     pub sample_ms: u64,
     pub cgroup_sample_ms: u64,
+    /// At least how often a gVisor sandbox's process count is asked of its Sentry (also
+    /// whenever its host task count changes).
+    pub runsc_sample_ms: u64,
 }
 
 /// Warm sandboxes kept ready per trust level (see `supervisor::pool`).
@@ -641,6 +701,7 @@ impl Settings {
         self.nats.fill_client()?;
         self.nats.check()?;
         self.sandbox.fill_images()?;
+        self.sandbox.check_network_runtimes(&self.network)?;
         if self.audit.origin.is_empty() {
             self.audit.origin = format!("cordon/{}/audit", self.node.host_id);
         }
@@ -744,6 +805,34 @@ mod tests {
         let path = dir.path().join("c.toml");
         std::fs::write(&path, text).unwrap();
         Settings::load(Some(&path))
+    }
+
+    #[test]
+    fn a_runtime_is_chosen_per_trust_level_and_runsc_levels_get_no_network() {
+        let defaults = Settings::load(None).unwrap().sandbox;
+        assert_eq!(defaults.runtimes_in_use(), [SandboxRuntime::Runc]);
+        let split = load_toml("[sandbox.runtimes]\nuntrusted = \"runsc\"\n").unwrap();
+        let sandbox = &split.sandbox;
+        assert_eq!(
+            sandbox.runtime_for(TrustLevel::Untrusted),
+            SandboxRuntime::Runsc
+        );
+        assert_eq!(
+            sandbox.runtime_for(TrustLevel::Trusted),
+            SandboxRuntime::Runc
+        );
+        assert_eq!(sandbox.runtimes_in_use().len(), 2);
+        let clash = load_toml("[sandbox]\nruntime = \"runsc\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            clash.contains("network.allowed_trust") && clash.contains("runsc"),
+            "{clash}"
+        );
+        let unknown = load_toml("[sandbox]\nruntime = \"crun\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(unknown.contains("crun"), "{unknown}");
     }
 
     #[test]

@@ -181,6 +181,9 @@ pub mod labels {
     /// The limits the ResourceMonitor enforces.
     pub const PIDS_LIMIT: &str = "cordon.limits.pids";
     pub const CPU_TIME_MS: &str = "cordon.limits.cpu_time_ms";
+    /// The OCI runtime a sandbox runs on (`runc`, `runsc`): the monitor reads pids
+    /// differently under runsc.
+    pub const RUNTIME: &str = "cordon.runtime";
 }
 
 /// The sandboxes Docker has for `host_id` (only running ones if `running_only`).

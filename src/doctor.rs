@@ -1,9 +1,11 @@
-//! `cordon doctor`'s checks: Docker, the sandbox image, the OCI runtime, nats-server, the
-//! data directory. Each check says what it found and, when something is wrong, what to do.
+//! `cordon doctor`'s checks: Docker, the sandbox image, each OCI runtime in use (registered
+//! as cordon needs, and enforcing its seccomp profile from inside a sandbox), nats-server,
+//! the data directory. Each check says what it found and, when something is wrong, what to do.
 
 use std::path::Path;
 
 use crate::config::Settings;
+use crate::supervisor::SandboxRuntime;
 
 /// One check's verdict.
 #[derive(Debug, Clone)]
@@ -41,8 +43,17 @@ pub async fn run_checks(settings: &Settings) -> Vec<Check> {
     match crate::docker::connect().await {
         Ok(docker) => {
             checks.push(docker_check(&docker).await);
-            checks.push(image_check(&docker, &settings.sandbox.image).await);
-            checks.push(runtime_check(&docker, &settings.sandbox.runtime).await);
+            let image = image_check(&docker, &settings.sandbox.image).await;
+            let image_ok = image.ok;
+            checks.push(image);
+            for runtime in settings.sandbox.runtimes_in_use() {
+                let registered = runtime_check(&docker, runtime).await;
+                let probe = registered.ok && image_ok;
+                checks.push(registered);
+                if probe {
+                    checks.push(seccomp_check(&docker, settings, runtime).await);
+                }
+            }
         }
         Err(error) => checks.push(Check::fail(
             "docker",
@@ -111,25 +122,60 @@ async fn image_check(docker: &bollard::Docker, image: &str) -> Check {
     }
 }
 
-async fn runtime_check(docker: &bollard::Docker, runtime: &str) -> Check {
-    if let Err(why) = crate::supervisor::hardening::check_runtime(runtime) {
-        return Check::fail("runtime", why, "set sandbox.runtime = \"runc\"");
-    }
-    let runtimes = match docker.info().await {
-        Ok(info) => info.runtimes.unwrap_or_default(),
-        Err(error) => return Check::fail("runtime", error.to_string(), "check the Docker engine"),
-    };
-    if runtimes.contains_key(runtime) {
-        return Check::pass("runtime", format!("{runtime} is registered with Docker"));
-    }
-    let known: Vec<&String> = runtimes.keys().collect();
-    Check::fail(
-        "runtime",
-        format!("{runtime} is not registered with Docker (it has {known:?})"),
-        format!(
-            "install and register {runtime} in /etc/docker/daemon.json, or set sandbox.runtime = \"runc\""
+/// Each runtime a trust level runs on is registered with Docker (runsc with the arguments
+/// cordon's hardening needs).
+async fn runtime_check(docker: &bollard::Docker, runtime: SandboxRuntime) -> Check {
+    match crate::supervisor::runtime::check_registered(docker, runtime).await {
+        Ok(found) => Check::pass("runtime", found),
+        Err(why) => Check::fail(
+            "runtime",
+            why,
+            "register it as said, or set [sandbox] runtime (and [sandbox.runtimes]) to \"runc\"",
         ),
-    )
+    }
+}
+
+/// What the seccomp probe prints when the profile holds: both refused, a thread started.
+const SECCOMP_HOLDS: &str = "io_uring_setup:EPERM vsock:EPERM thread:ok";
+
+/// A sandbox on `runtime` tries io_uring and a vsock socket (both must be refused by
+/// cordon's profile, not by chance) and starts a thread (the runsc variant must let it):
+/// proof that the runtime enforces the profile, which runsc without `--oci-seccomp` would
+/// silently not.
+async fn seccomp_check(
+    docker: &bollard::Docker,
+    settings: &Settings,
+    runtime: SandboxRuntime,
+) -> Check {
+    const CODE: &str = "import ctypes, errno, socket, threading\n\
+libc = ctypes.CDLL(None, use_errno=True)\n\
+uring = 'EPERM' if libc.syscall(425, 1, 0) == -1 and ctypes.get_errno() == errno.EPERM else 'open'\n\
+try:\n    socket.socket(40, socket.SOCK_STREAM)\n    vsock = 'open'\n\
+except PermissionError:\n    vsock = 'EPERM'\n\
+except OSError as e:\n    vsock = errno.errorcode.get(e.errno, str(e.errno))\n\
+t = threading.Thread(target=print, args=('',)); t.start(); t.join()\n\
+print(f'io_uring_setup:{uring} vsock:{vsock} thread:ok')\n";
+    let sandbox = &settings.sandbox;
+    let purpose = ("cordon-doctor", CODE);
+    let printed =
+        crate::image::probe::run_on(docker, sandbox, runtime, &sandbox.image, purpose).await;
+    let name = runtime.name();
+    match printed.map(|out| String::from_utf8_lossy(&out).trim().to_string()) {
+        Ok(seen) if seen == SECCOMP_HOLDS => Check::pass(
+            "seccomp",
+            format!("{name}: io_uring and vsock refused from inside a sandbox, threads start"),
+        ),
+        Ok(seen) => Check::fail(
+            "seccomp",
+            format!("{name}: a sandbox saw {seen:?}, not {SECCOMP_HOLDS:?}"),
+            format!("register {name} as the README says (runsc needs --oci-seccomp)"),
+        ),
+        Err(error) => Check::fail(
+            "seccomp",
+            format!("{name}: the probe sandbox failed: {error}"),
+            "run a program with `cordon exec` to see why",
+        ),
+    }
 }
 
 fn nats_check(settings: &Settings) -> Check {

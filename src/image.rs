@@ -11,7 +11,7 @@
 
 mod flavor;
 mod inspect;
-mod probe;
+pub(crate) mod probe;
 
 use std::ffi::OsString;
 use std::io;

@@ -92,6 +92,35 @@ fn a_missing_image_is_named_with_the_command_that_builds_it() {
     );
 }
 
+/// With untrusted code on runsc, the doctor checks both runtimes are registered as cordon
+/// needs and proves from inside a sandbox of each that the seccomp profile holds.
+#[test]
+fn the_doctor_proves_each_runtime_enforces_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("split.toml");
+    let split =
+        "[sandbox.runtimes]\nuntrusted = \"runsc\"\n[network]\nallowed_trust = [\"trusted\"]\n";
+    std::fs::write(&settings, split).unwrap();
+    let args = ["--config", settings.to_str().unwrap(), "doctor"];
+    let doctor = cordon(
+        dir.path(),
+        &args,
+        &[("CORDON__NODE__HOST_ID", "t-cli-doctor")],
+    );
+    let report = text(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{report}");
+    for runtime in ["runc", "runsc"] {
+        assert!(
+            report.contains(&format!(
+                "ok   seccomp   {runtime}: io_uring and vsock refused"
+            )),
+            "{report}"
+        );
+    }
+    assert!(report.contains("--oci-seccomp"), "{report}");
+    assert!(pipeline_support::containers_of("cordon-doctor").is_empty());
+}
+
 #[test]
 fn bad_usage_and_unreadable_files_get_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();

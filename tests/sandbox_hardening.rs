@@ -5,7 +5,7 @@
 
 mod sandbox_support;
 
-use cordon::supervisor::{run_sandbox, Lifecycle, SandboxError, SandboxSpec};
+use cordon::supervisor::{run_sandbox, Lifecycle, SandboxError, SandboxRuntime, SandboxSpec};
 use sandbox_support::{docker, run_on, spec, stdout_on, Path, MIB, PATHS};
 
 #[tokio::test]
@@ -66,6 +66,7 @@ async fn lifecycle_events_arrive_in_order_for_one_container() {
     for path in PATHS {
         let run = run_on(path, &docker, &spec, "print('hi')").await;
         let container = &run.outcome().container_id;
+        let spec = path.spec(&spec);
         assert_lifecycle_of_one_container(&run.events, container, (&spec, &image_id));
     }
 }
@@ -83,7 +84,7 @@ fn assert_lifecycle_of_one_container(
             container_id: id.clone(),
             image: spec.image.clone(),
             image_id: image_id.to_string(),
-            runtime: spec.runtime.clone(),
+            runtime: spec.runtime.name().to_string(),
         },
         Lifecycle::Started {
             container_id: id.clone(),
@@ -123,7 +124,7 @@ async fn the_program_runs_as_uid_and_gid_1000_with_no_group_but_its_own() {
 #[tokio::test]
 async fn no_capabilities_no_new_privileges_and_seccomp_filtering() {
     let docker = docker().await;
-    let code = "print(open('/proc/self/status').read())";
+    let code = "import ctypes\nprint(open('/proc/self/status').read())\nprint('NoNewPrivsCall:', ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))";
     for path in PATHS {
         let status = stdout_on(path, &docker, &spec("caps"), code).await;
         let field = |name: &str| {
@@ -131,16 +132,22 @@ async fn no_capabilities_no_new_privileges_and_seccomp_filtering() {
                 .lines()
                 .find_map(|l| l.strip_prefix(name))
                 .map(|v| v.trim().to_string())
-                .unwrap_or_else(|| panic!("{name} missing from /proc/self/status"))
+                .unwrap_or_else(|| panic!("{name} missing from /proc/self/status on {path:?}"))
         };
-        for caps in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
-            assert_eq!(field(caps), "0000000000000000", "{caps}");
+        // gVisor's /proc/self/status has no ambient set (it keeps none) and no NoNewPrivs line.
+        let sets: &[&str] = match path.runtime() {
+            SandboxRuntime::Runc => &["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"],
+            SandboxRuntime::Runsc => &["CapInh:", "CapPrm:", "CapEff:", "CapBnd:"],
+        };
+        for caps in sets {
+            assert_eq!(field(caps), "0000000000000000", "{caps} on {path:?}");
         }
-        assert_eq!(field("NoNewPrivs:"), "1");
+        // prctl(PR_GET_NO_NEW_PRIVS), answered by the kernel (or gVisor's Sentry) itself.
+        assert_eq!(field("NoNewPrivsCall:"), "1", "{path:?}");
         assert_eq!(
             field("Seccomp:"),
             "2",
-            "Docker's default seccomp profile must be on"
+            "cordon's seccomp profile must be on ({path:?})"
         );
     }
 }
@@ -148,13 +155,24 @@ async fn no_capabilities_no_new_privileges_and_seccomp_filtering() {
 #[tokio::test]
 async fn the_root_filesystem_is_read_only() {
     let docker = docker().await;
-    let code = "import errno\nfor p in ['/usr/evil', '/etc/evil', '/evil']:\n    try:\n        open(p, 'w')\n        print(p, 'WRITABLE')\n    except OSError as e:\n        print(p, errno.errorcode[e.errno])";
+    let code = "import errno\nfor p in ['/usr/evil', '/etc/evil', '/evil']:\n    try:\n        open(p, 'w')\n        print(p, 'WRITABLE')\n    except OSError as e:\n        print(p, errno.errorcode[e.errno])\nprint('/', [l.split()[3] for l in open('/proc/mounts') if l.split()[1] == '/'])";
     for path in PATHS {
         let out = stdout_on(path, &docker, &spec("rootfs"), code).await;
-        for line in out.lines() {
-            assert!(line.ends_with(" EROFS"), "{line}");
+        let lines: Vec<&str> = out.lines().collect();
+        // gVisor checks the directory's permissions before the mount's read-only flag.
+        let refused = match path.runtime() {
+            SandboxRuntime::Runc => " EROFS",
+            SandboxRuntime::Runsc => " EACCES",
+        };
+        for line in &lines[..3] {
+            assert!(line.ends_with(refused), "{line} on {path:?}");
         }
-        assert_eq!(out.lines().count(), 3);
+        assert!(
+            lines[3].starts_with("/ ['ro,"),
+            "the root is mounted read-only: {}",
+            lines[3]
+        );
+        assert_eq!(lines.len(), 4);
     }
 }
 
@@ -174,11 +192,15 @@ async fn cgroup_memory_and_pids_limits_are_as_configured() {
     let mut spec = spec("cgroup");
     spec.limits.memory_bytes = 96 * MIB;
     spec.limits.pids = 37;
-    // cgroup v1 paths first, v2 after.
-    let code = "import os\ndef first(*paths):\n    for p in paths:\n        if os.path.exists(p):\n            return open(p).read().strip()\n    return 'missing'\nprint(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max'))\nprint(first('/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes', '/sys/fs/cgroup/memory.swap.max'))\nprint(first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))";
+    // cgroup v1 paths first, v2 after; then what gVisor's Sentry holds the program to.
+    let code = "import os, resource\ndef first(*paths):\n    for p in paths:\n        if os.path.exists(p):\n            return open(p).read().strip()\n    return 'missing'\nprint(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max'))\nprint(first('/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes', '/sys/fs/cgroup/memory.swap.max'))\nprint(first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))\nprint(resource.getrlimit(resource.RLIMIT_NPROC)[1])\nprint(open('/proc/meminfo').readline().split()[1:])";
     for path in PATHS {
         let out = stdout_on(path, &docker, &spec, code).await;
         let lines: Vec<&str> = out.lines().collect();
+        if path.runtime() == SandboxRuntime::Runsc {
+            assert_gvisor_holds_the_limits(&lines, 96 * MIB, 37);
+            continue;
+        }
         assert_eq!(lines[0], (96 * MIB).to_string());
         // memsw is absent when swap accounting is off; v2 shows swap alone (0).
         assert!(
@@ -188,6 +210,26 @@ async fn cgroup_memory_and_pids_limits_are_as_configured() {
         );
         assert_eq!(lines[2], "37");
     }
+}
+
+/// Under gVisor the program sees no cgroup files: its memory is the Sentry's, which knows
+/// the limit as its machine's memory, and its processes and threads are held by RLIMIT_NPROC
+/// (the host's cgroups hold the Sentry; `sandbox_limits` shows both hold).
+fn assert_gvisor_holds_the_limits(lines: &[&str], memory_bytes: u64, pids: u64) {
+    assert_eq!(lines[3], pids.to_string(), "RLIMIT_NPROC");
+    let total_kb = lines[4]
+        .trim_matches(|c| "[]'".contains(c))
+        .split('\'')
+        .next()
+        .unwrap();
+    let total_kb: u64 = total_kb
+        .parse()
+        .unwrap_or_else(|_| panic!("MemTotal {}", lines[4]));
+    let limit_kb = memory_bytes / 1024;
+    assert!(
+        total_kb.abs_diff(limit_kb) <= 1024,
+        "gVisor's MemTotal {total_kb} kB is not the limit of {limit_kb} kB"
+    );
 }
 
 #[tokio::test]
@@ -241,27 +283,38 @@ async fn tmp_and_the_workdir_are_size_capped_tmpfs_and_tmp_is_noexec() {
     let docker = docker().await;
     let mut spec = spec("tmpfs");
     spec.limits.tmpfs_bytes = 3 * MIB;
-    let code = "import os\nfor p in ('/tmp', '/work'):\n    s = os.statvfs(p)\n    print(p, s.f_blocks * s.f_frsize, os.stat(p).st_uid)\nmounts = {l.split()[1]: l.split()[3] for l in open('/proc/mounts')}\nprint(mounts['/tmp'])\nprint(mounts['/work'])\nopen('/work/f', 'w').write('ok')\nprint(os.getcwd())";
+    let code = "import os\nfor p in ('/tmp', '/work'):\n    s = os.statvfs(p)\n    print(p, s.f_blocks * s.f_frsize, os.stat(p).st_uid)\nmounts = {l.split()[1]: l.split()[3] for l in open('/proc/mounts')}\nprint(mounts['/tmp'])\nprint(mounts['/work'])\nopen('/work/f', 'w').write('ok')\nprint(os.getcwd())\nimport errno\ntry:\n    os.mknod('/work/mem', 0o20600, os.makedev(1, 1))\n    try:\n        open('/work/mem', 'rb').read(1)\n        print('mem READ')\n    except OSError as e:\n        print('mem', errno.errorcode[e.errno])\nexcept OSError as e:\n    print('mknod', errno.errorcode[e.errno])";
     for path in PATHS {
         let out = stdout_on(path, &docker, &spec, code).await;
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], format!("/tmp {} 0", 3 * MIB));
         assert_eq!(lines[1], format!("/work {} 1000", 3 * MIB));
-        for option in ["nosuid", "nodev", "noexec"] {
+        // gVisor's mount table does not list nosuid and nodev, and it lets a program make a
+        // device node; but its devices are the Sentry's own: /dev/mem's numbers reach nothing.
+        let (tmp_options, work_options): (&[&str], &[&str]) = match path.runtime() {
+            SandboxRuntime::Runc => (&["nosuid", "nodev", "noexec"], &["nosuid", "nodev"]),
+            SandboxRuntime::Runsc => (&["noexec"], &[]),
+        };
+        for option in tmp_options {
             assert!(
-                lines[2].split(',').any(|o| o == option),
+                lines[2].split(',').any(|o| o == *option),
                 "/tmp lacks {option}: {}",
                 lines[2]
             );
         }
-        for option in ["nosuid", "nodev"] {
+        for option in work_options {
             assert!(
-                lines[3].split(',').any(|o| o == option),
+                lines[3].split(',').any(|o| o == *option),
                 "/work lacks {option}: {}",
                 lines[3]
             );
         }
         assert_eq!(lines[4], "/work");
+        let device = match path.runtime() {
+            SandboxRuntime::Runc => "mknod EPERM",
+            SandboxRuntime::Runsc => "mem ENXIO",
+        };
+        assert_eq!(lines[5], device, "{path:?}");
     }
 }
 
@@ -404,6 +457,10 @@ for p in ["/proc/meminfo", "/proc/loadavg", "/proc/uptime", "/proc/stat", "/proc
 print("cpus", os.cpu_count())
 "#;
     for path in PATHS {
+        if path.runtime() == SandboxRuntime::Runsc {
+            assert_gvisor_proc_is_its_own(&docker, path).await;
+            continue;
+        }
         let out = stdout_on(path, &docker, &spec("masked"), code).await;
         let size = |p: &str| {
             out.lines()
@@ -432,6 +489,44 @@ print("cpus", os.cpu_count())
         }
         assert!(!out.contains("cpus None"), "{out}");
     }
+}
+
+/// gVisor's /proc is its own, not the host's: Docker's masks do not apply there, and
+/// there is nothing of the host's to mask. Its memory is the sandbox's limit, its uptime
+/// and boot time the sandbox's, its kernel command line gVisor's; boot_id, interrupts and
+/// vmcoreinfo do not exist.
+async fn assert_gvisor_proc_is_its_own(docker: &bollard::Docker, path: Path) {
+    let code = r#"
+import time
+def text(p):
+    try:
+        return open(p).read()
+    except OSError:
+        return ""
+print(text("/proc/meminfo").split()[1])
+print(float(text("/proc/uptime").split()[0]))
+btime = [l for l in text("/proc/stat").splitlines() if l.startswith("btime")]
+print(time.time() - int(btime[0].split()[1]) if btime else 0)
+print("gvisor" in text("/proc/cmdline"))
+print(sum(len(text(p)) for p in ["/proc/sys/kernel/random/boot_id", "/proc/interrupts", "/proc/vmcoreinfo"]))
+"#;
+    let out = stdout_on(path, docker, &spec("masked"), code).await;
+    let lines: Vec<&str> = out.lines().collect();
+    let limit_kb = sandbox_support::limits().memory_bytes / 1024;
+    let total_kb: u64 = lines[0].parse().unwrap();
+    assert!(
+        total_kb.abs_diff(limit_kb) <= 1024,
+        "MemTotal {total_kb} kB: {out}"
+    );
+    let uptime: f64 = lines[1].parse().unwrap();
+    assert!(
+        uptime < 60.0,
+        "uptime {uptime} s is not the sandbox's: {out}"
+    );
+    let since_boot: f64 = lines[2].parse().unwrap();
+    assert!(since_boot < 60.0, "btime is not the sandbox's: {out}");
+    assert_eq!(lines[3], "True", "kernel command line: {out}");
+    assert_eq!(lines[4], "0", "boot_id, interrupts, vmcoreinfo: {out}");
 }
 
 /// A spec whose sandboxes each get a uid of their own from a range, locked in `dir`.

@@ -71,6 +71,14 @@ impl CgroupFiles {
             .then_some(CgroupFiles::V2 { dir })
     }
 
+    /// The file listing the container's host processes (one pid per line).
+    pub fn procs_file(&self) -> PathBuf {
+        match self {
+            CgroupFiles::V1 { pids, .. } => pids.with_file_name("cgroup.procs"),
+            CgroupFiles::V2 { dir } => dir.join("cgroup.procs"),
+        }
+    }
+
     /// One reading; `None` once the cgroup is gone (the container stopped).
     pub fn read(&self) -> Option<RawSample> {
         let sample = match self {

@@ -7,7 +7,7 @@ use bollard::Docker;
 
 use crate::config::SandboxSettings;
 use crate::protocol::scheduler::{Limits, Network};
-use crate::supervisor::{run_sandbox, SandboxError, SandboxSpec};
+use crate::supervisor::{run_sandbox, SandboxError, SandboxRuntime, SandboxSpec};
 
 /// Why a probe told nothing.
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +38,12 @@ fn probe_limits() -> Limits {
     }
 }
 
-fn probe_spec(settings: &SandboxSettings, image: &str, purpose: &str) -> SandboxSpec {
+fn probe_spec(
+    settings: &SandboxSettings,
+    runtime: SandboxRuntime,
+    image: &str,
+    purpose: &str,
+) -> SandboxSpec {
     let owner_dir = crate::owner::default_owner_dir();
     SandboxSpec {
         request_id: purpose.to_string(),
@@ -46,7 +51,7 @@ fn probe_spec(settings: &SandboxSettings, image: &str, purpose: &str) -> Sandbox
         owner: crate::owner::OwnerTag::unlocked(purpose),
         uids: crate::supervisor::uids::range_of(settings, &owner_dir),
         image: image.to_string(),
-        runtime: settings.runtime.clone(),
+        runtime,
         user: settings.user.clone(),
         workdir: settings.workdir.clone(),
         limits: probe_limits(),
@@ -60,14 +65,25 @@ fn probe_spec(settings: &SandboxSettings, image: &str, purpose: &str) -> Sandbox
 }
 
 /// Runs `code` in a sandbox of `image` labelled with `purpose` (a host id no supervisor
-/// uses); returns its stdout when it exits 0.
+/// uses), on the default runtime; returns its stdout when it exits 0.
 pub(crate) async fn run(
     docker: &Docker,
     settings: &SandboxSettings,
     image: &str,
+    purpose_and_code: (&str, &str),
+) -> Result<Vec<u8>, ProbeError> {
+    run_on(docker, settings, settings.runtime, image, purpose_and_code).await
+}
+
+/// `run`, on `runtime`.
+pub(crate) async fn run_on(
+    docker: &Docker,
+    settings: &SandboxSettings,
+    runtime: SandboxRuntime,
+    image: &str,
     (purpose, code): (&str, &str),
 ) -> Result<Vec<u8>, ProbeError> {
-    let spec = probe_spec(settings, image, purpose);
+    let spec = probe_spec(settings, runtime, image, purpose);
     let (_orders, kills) = tokio::sync::mpsc::channel(1);
     let (lifecycle, _events) = tokio::sync::mpsc::channel(8);
     let outcome = run_sandbox(docker, &spec, code, kills, lifecycle).await?;

@@ -47,6 +47,8 @@ struct Follower {
     every: Duration,
     /// Sampling period when reading cgroup files.
     cgroup_every: Duration,
+    /// Period of asking a gVisor sandbox's Sentry for its program's task count.
+    runsc_every: Duration,
     shutdown: Shutdown,
     /// Stop signals of the watches running now, by container id.
     stops: Arc<Mutex<HashMap<String, oneshot::Sender<()>>>>,
@@ -71,6 +73,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         host,
         every: Duration::from_millis(env.settings.monitor.sample_ms.max(10)),
         cgroup_every: Duration::from_millis(env.settings.monitor.cgroup_sample_ms.max(5)),
+        runsc_every: Duration::from_millis(env.settings.monitor.runsc_sample_ms.max(50)),
         shutdown: env.shutdown.clone(),
         stops: Arc::default(),
     };
@@ -156,10 +159,10 @@ impl Follower {
         mut watch: Watch,
         mut stopped: oneshot::Receiver<()>,
     ) {
-        let sampler =
-            Sampler::for_container(std::path::Path::new(CGROUP_ROOT), &watch.container_id);
+        let root = std::path::Path::new(CGROUP_ROOT);
+        let mut sampler = Sampler::for_container(root, &watch.container_id, self.runsc_every);
         let period = match sampler {
-            Sampler::Cgroup(_) => self.cgroup_every,
+            Sampler::Cgroup(_) | Sampler::Gvisor { .. } => self.cgroup_every,
             Sampler::StatsApi => self.every,
         };
         let mut ticks = tokio::time::interval(period);

@@ -3,5 +3,6 @@
 //! the container's cgroup files where readable (`crate::cgroup::counters`), else Docker's stats API (`stats`).
 
 pub(crate) mod actor;
+mod gvisor;
 pub(crate) mod stats;
 pub(crate) mod watch;

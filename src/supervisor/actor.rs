@@ -123,8 +123,11 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         0 => (capacity.cpus * 2.0).ceil().max(1.0) as u32,
         n => n,
     };
-    super::hardening::check_runtime(&env.settings.sandbox.runtime)
-        .map_err(|e| fatal(format!("[sandbox] {e}")))?;
+    for runtime in env.settings.sandbox.runtimes_in_use() {
+        super::runtime::check_registered(&docker, runtime)
+            .await
+            .map_err(|e| fatal(format!("[sandbox] {e}")))?;
+    }
     let uids = range_of(&env.settings.sandbox, &owner_dir);
     if let Some(range) = &uids {
         check_range(range.first, range.count).map_err(|e| fatal(format!("[sandbox] {e}")))?;
@@ -619,7 +622,7 @@ impl State {
             owner: self.instance.tag().clone(),
             uids: self.uids.clone(),
             image: image.to_string(),
-            runtime: sandbox.runtime.clone(),
+            runtime: sandbox.runtime_for(job.job.trust),
             user: sandbox.user.clone(),
             workdir: sandbox.workdir.clone(),
             limits: job.limits.clone(),

@@ -79,6 +79,7 @@ pub fn labels(spec: &SandboxSpec) -> HashMap<String, String> {
         (LABEL_REQUEST_ID.to_string(), spec.request_id.clone()),
         (LABEL_HOST.to_string(), spec.host_id.clone()),
         (labels::PIDS_LIMIT.to_string(), spec.limits.pids.to_string()),
+        (labels::RUNTIME.to_string(), spec.runtime.name().to_string()),
         (
             labels::CPU_TIME_MS.to_string(),
             spec.limits.cpu_time_ms.to_string(),
@@ -105,25 +106,6 @@ pub fn with_own_uid(spec: &SandboxSpec) -> Result<(SandboxSpec, Option<UidLease>
         ..spec.clone()
     };
     Ok((concrete, Some(lease)))
-}
-
-/// The OCI runtimes the hardening is known to hold on: runc only. gVisor's runsc (Debian's
-/// 2022 release, tried here) ignores the seccomp profile unless registered with
-/// `--oci-seccomp`, then fails every thread (it ignores a rule's errno), cannot start a
-/// sandbox with a network on recent kernels, and counts its own processes against the
-/// pids limit: until cordon handles those, it is refused rather than run with less
-/// isolation than it promises.
-pub fn check_runtime(runtime: &str) -> Result<(), String> {
-    match runtime {
-        "runc" => Ok(()),
-        "runsc" => Err(
-            "runtime \"runsc\" is not supported yet (see the README's Known limits); use \"runc\""
-                .into(),
-        ),
-        other => Err(format!(
-            "runtime {other:?} is not supported: cordon's hardening is tested on \"runc\" only"
-        )),
-    }
 }
 
 /// The full create request for one sandbox.
@@ -257,7 +239,7 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
         // cordon's own seccomp profile (stricter than Docker's default; see `seccomp`).
         security_opt: Some(vec![
             "no-new-privileges".to_string(),
-            format!("seccomp={}", super::seccomp::profile_json()),
+            format!("seccomp={}", super::seccomp::profile_json(spec.runtime)),
         ]),
         masked_paths: Some(MASKED_PATHS.iter().map(|p| p.to_string()).collect()),
         privileged: Some(false),
@@ -270,13 +252,8 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
         memory: Some(memory),
         memory_swap: Some(memory),
         nano_cpus: Some((limits.cpus * 1e9).round() as i64),
-        pids_limit: Some(clamp_i64(limits.pids)),
-        // No nproc: RLIMIT_NPROC counts every process of the uid on the whole host.
-        ulimits: Some(vec![
-            ulimit("nofile", spec.nofile),
-            ulimit("fsize", spec.fsize_bytes),
-            ulimit("core", 0),
-        ]),
+        pids_limit: Some(clamp_i64(spec.runtime.host_pids_limit(limits.pids))),
+        ulimits: Some(ulimits(spec)),
         init: Some(true),
         ipc_mode: Some("private".to_string()),
         cgroupns_mode: Some(HostConfigCgroupnsModeEnum::PRIVATE),
@@ -289,7 +266,7 @@ fn host_config(spec: &SandboxSpec) -> HostConfig {
             typ: Some("none".to_string()),
             config: None,
         }),
-        runtime: Some(spec.runtime.clone()),
+        runtime: Some(spec.runtime.name().to_string()),
         auto_remove: Some(false),
         ..Default::default()
     }
@@ -320,6 +297,21 @@ fn numeric_user(user: &str) -> Option<(u32, u32)> {
     Some((uid.parse().ok()?, gid.parse().ok()?))
 }
 
+/// Open files, file size and no core dumps; under runsc also the program's process and
+/// thread count (see `SandboxRuntime::nproc_limit`; under runc RLIMIT_NPROC would count
+/// every process of the uid on the whole host, and the pids cgroup holds the count).
+fn ulimits(spec: &SandboxSpec) -> Vec<ResourcesUlimits> {
+    let mut ulimits = vec![
+        ulimit("nofile", spec.nofile),
+        ulimit("fsize", spec.fsize_bytes),
+        ulimit("core", 0),
+    ];
+    if let Some(nproc) = spec.runtime.nproc_limit(spec.limits.pids) {
+        ulimits.push(ulimit("nproc", nproc));
+    }
+    ulimits
+}
+
 fn ulimit(name: &str, value: u64) -> ResourcesUlimits {
     let value = clamp_i64(value);
     ResourcesUlimits {
@@ -337,6 +329,7 @@ fn clamp_i64(value: u64) -> i64 {
 mod tests {
     use super::*;
     use crate::protocol::scheduler::{Limits, Network};
+    use crate::supervisor::SandboxRuntime;
 
     fn spec() -> SandboxSpec {
         SandboxSpec {
@@ -345,7 +338,7 @@ mod tests {
             owner: crate::owner::OwnerTag::unlocked("test"),
             uids: None,
             image: "img".into(),
-            runtime: "runc".into(),
+            runtime: SandboxRuntime::Runc,
             user: "1000:1000".into(),
             workdir: "/work".into(),
             limits: Limits {
@@ -369,12 +362,26 @@ mod tests {
     }
 
     #[test]
-    fn only_runc_is_accepted_as_the_runtime() {
-        assert_eq!(check_runtime("runc"), Ok(()));
-        assert!(check_runtime("runsc")
-            .unwrap_err()
-            .contains("not supported yet"));
-        assert!(check_runtime("crun").unwrap_err().contains("runc"));
+    fn under_runsc_nproc_holds_the_program_and_the_cgroup_only_the_host() {
+        let runc = container_config(&spec()).host_config.unwrap();
+        assert!(!runc
+            .ulimits
+            .unwrap()
+            .iter()
+            .any(|u| u.name.as_deref() == Some("nproc")));
+        let mut gvisor = spec();
+        gvisor.runtime = SandboxRuntime::Runsc;
+        let body = container_config(&gvisor);
+        assert_eq!(body.labels.unwrap()[labels::RUNTIME], "runsc");
+        let host = body.host_config.unwrap();
+        assert_eq!(host.runtime.as_deref(), Some("runsc"));
+        let nproc = host
+            .ulimits
+            .unwrap()
+            .into_iter()
+            .find(|u| u.name.as_deref() == Some("nproc"));
+        assert_eq!(nproc.and_then(|u| u.hard), Some(64));
+        assert!(host.pids_limit.unwrap() > 64);
     }
 
     #[test]

@@ -226,7 +226,7 @@ pub(super) fn created_event(spec: &SandboxSpec, container_id: &str, image_id: St
         container_id: container_id.to_string(),
         image: spec.image.clone(),
         image_id,
-        runtime: spec.runtime.clone(),
+        runtime: spec.runtime.name().to_string(),
     }
 }
 

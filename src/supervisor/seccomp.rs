@@ -10,6 +10,8 @@
 
 use serde_json::{json, Value};
 
+use super::runtime::SandboxRuntime;
+
 /// errno for a refused call: EPERM, which programs handle as "not allowed".
 const EPERM: u32 = 1;
 /// errno for `clone3`: ENOSYS, so glibc falls back to `clone`, whose flags can be checked.
@@ -355,16 +357,26 @@ const REMOVED: &[(&str, &str)] = &[
     ("all 32-bit and x32 entry points", "the filters on socket arguments would not apply to socketcall"),
 ];
 
-/// The profile as Docker takes it in `security_opt` (`seccomp=` followed by this).
-pub fn profile_json() -> String {
-    profile().to_string()
+/// The profile as Docker takes it in `security_opt` (`seccomp=` followed by this), for a
+/// sandbox on `runtime`.
+pub fn profile_json(runtime: SandboxRuntime) -> String {
+    profile(runtime).to_string()
 }
 
-fn profile() -> Value {
-    let allowed: Vec<&str> = ALLOWED
+/// Calls gVisor's Sentry knows by another name than Linux does. It reads a profile's names
+/// through its own table and silently drops a name it does not know, so the runsc variant
+/// also allows each under gVisor's name (found by calling every allowed call from inside:
+/// `pselect6` alone was refused, which broke `select.select`).
+const GVISOR_NAMES: &[(&str, &str)] = &[("pselect6", "pselect")];
+
+fn profile(runtime: SandboxRuntime) -> Value {
+    let mut allowed: Vec<&str> = ALLOWED
         .iter()
         .flat_map(|group| group.iter().copied())
         .collect();
+    if runtime == SandboxRuntime::Runsc {
+        allowed.extend(GVISOR_NAMES.iter().map(|(_, gvisor)| *gvisor));
+    }
     let mut rules = vec![json!({"names": allowed, "action": "SCMP_ACT_ALLOW"})];
     rules.extend(socket_rules());
     rules.push(json!({
@@ -372,7 +384,7 @@ fn profile() -> Value {
         "action": "SCMP_ACT_ALLOW",
         "args": [{"index": 0, "value": CLONE_NAMESPACE_FLAGS, "valueTwo": 0, "op": "SCMP_CMP_MASKED_EQ"}],
     }));
-    rules.push(json!({"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS}));
+    rules.push(clone3_rule(runtime));
     for persona in PERSONALITIES {
         rules.push(json!({
             "names": ["personality"],
@@ -389,6 +401,20 @@ fn profile() -> Value {
         ],
         "syscalls": rules,
     })
+}
+
+/// `clone3` passes its flags in memory, where a filter cannot read them, so runc's sandboxes
+/// get ENOSYS for it and glibc falls back to `clone`, whose flags are checked. gVisor's
+/// Sentry applies a rule's action but not its errno (it would answer EPERM and every thread
+/// would fail to start), and implements no `clone3` of its own (it answers ENOSYS itself):
+/// there it is passed to the Sentry, which never reaches the host kernel with it.
+fn clone3_rule(runtime: SandboxRuntime) -> Value {
+    match runtime {
+        SandboxRuntime::Runc => {
+            json!({"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS})
+        }
+        SandboxRuntime::Runsc => json!({"names": ["clone3"], "action": "SCMP_ACT_ALLOW"}),
+    }
 }
 
 /// `socket` and `socketpair` for the allowed families only (netlink: route only).
@@ -414,7 +440,7 @@ mod tests {
     use super::*;
 
     fn names_allowed_outright() -> Vec<String> {
-        profile()["syscalls"][0]["names"]
+        profile(SandboxRuntime::Runc)["syscalls"][0]["names"]
             .as_array()
             .unwrap()
             .iter()
@@ -455,9 +481,9 @@ mod tests {
                 "{refused} is allowed outright"
             );
         }
-        let text = profile_json();
+        let text = profile_json(SandboxRuntime::Runc);
         assert!(text.contains("\"defaultAction\":\"SCMP_ACT_ERRNO\""));
-        let families: Vec<u64> = profile()["syscalls"]
+        let families: Vec<u64> = profile(SandboxRuntime::Runc)["syscalls"]
             .as_array()
             .unwrap()
             .iter()
@@ -465,6 +491,30 @@ mod tests {
             .map(|r| r["args"][0]["value"].as_u64().unwrap())
             .collect();
         assert_eq!(families, [AF_UNIX, AF_INET, AF_INET6, AF_NETLINK]);
+    }
+
+    #[test]
+    fn the_runsc_variant_differs_only_in_clone3_and_gvisor_names() {
+        let runc = profile(SandboxRuntime::Runc);
+        let mut runsc = profile(SandboxRuntime::Runsc);
+        let outright = runsc["syscalls"][0]["names"].as_array_mut().unwrap();
+        assert_eq!(outright.pop(), Some(json!("pselect")));
+        let without_clone3 = |profile: &Value| -> Vec<Value> {
+            let rules = profile["syscalls"].as_array().unwrap();
+            rules
+                .iter()
+                .filter(|r| r["names"][0] != "clone3")
+                .cloned()
+                .collect()
+        };
+        assert_eq!(without_clone3(&runc), without_clone3(&runsc));
+        assert_eq!(runc["defaultAction"], runsc["defaultAction"]);
+        let clone3 = |profile: &Value| {
+            let rules = profile["syscalls"].as_array().unwrap();
+            rules.iter().find(|r| r["names"][0] == "clone3").unwrap()["action"].clone()
+        };
+        assert_eq!(clone3(&runc), "SCMP_ACT_ERRNO");
+        assert_eq!(clone3(&runsc), "SCMP_ACT_ALLOW");
     }
 
     #[test]
@@ -485,7 +535,7 @@ mod tests {
         allowed.sort();
         allowed.dedup();
         assert_eq!(allowed.len(), count, "a call is listed twice");
-        for arch in profile()["archMap"].as_array().unwrap() {
+        for arch in profile(SandboxRuntime::Runc)["archMap"].as_array().unwrap() {
             assert_eq!(arch["subArchitectures"], json!([]));
         }
     }

@@ -15,8 +15,8 @@ pub struct SandboxSpec {
     /// The supervisor instance that makes the container (see `owner`).
     pub owner: crate::owner::OwnerTag,
     pub image: String,
-    /// OCI runtime (`runc`; see `hardening::check_runtime`).
-    pub runtime: String,
+    /// The OCI runtime it runs on.
+    pub runtime: super::runtime::SandboxRuntime,
     /// `uid:gid` the program runs as, or `auto` for one of its own from `uids`.
     pub user: String,
     /// Where `auto` uids come from; `None` when `user` is fixed.

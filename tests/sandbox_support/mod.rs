@@ -12,7 +12,7 @@ use cordon::protocol::exec::Violation;
 use cordon::protocol::scheduler::{Limits, Network};
 use cordon::supervisor::pool::{PoolClass, Room};
 use cordon::supervisor::reaper::containers_of_host;
-use cordon::supervisor::{run_sandbox, run_sandbox_warm, WarmPool};
+use cordon::supervisor::{run_sandbox, run_sandbox_warm, SandboxRuntime, WarmPool};
 use cordon::supervisor::{Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use tokio::sync::mpsc;
 
@@ -84,7 +84,7 @@ pub fn spec(test: &str) -> SandboxSpec {
         owner: cordon::owner::OwnerTag::unlocked(&unique),
         uids: None,
         image: image(),
-        runtime: "runc".to_string(),
+        runtime: SandboxRuntime::Runc,
         user: "1000:1000".to_string(),
         workdir: "/work".to_string(),
         limits: limits(),
@@ -179,16 +179,35 @@ pub async fn stdout_of(docker: &Docker, spec: &SandboxSpec, code: &str) -> Strin
 }
 
 /// The ways a sandbox is made: created for its job (cold), or taken from the warm pool,
-/// made earlier and already running its interpreter runner (warm). Either way the program
-/// runs as the one cell of cordon's runner, as sessions' cells do. Hardening and limits
-/// must be the same on both.
+/// made earlier and already running its interpreter runner (warm); and created cold under
+/// gVisor's runsc instead of runc (gvisor). Either way the program runs as the one cell of
+/// cordon's runner, as sessions' cells do. Hardening and limits must hold on all three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Path {
     Cold,
     Warm,
+    Gvisor,
 }
 
-pub const PATHS: [Path; 2] = [Path::Cold, Path::Warm];
+pub const PATHS: [Path; 3] = [Path::Cold, Path::Warm, Path::Gvisor];
+
+impl Path {
+    /// The runtime sandboxes on this path run on.
+    pub fn runtime(self) -> SandboxRuntime {
+        match self {
+            Path::Cold | Path::Warm => SandboxRuntime::Runc,
+            Path::Gvisor => SandboxRuntime::Runsc,
+        }
+    }
+
+    /// `spec` as this path runs it.
+    pub fn spec(self, spec: &SandboxSpec) -> SandboxSpec {
+        SandboxSpec {
+            runtime: self.runtime(),
+            ..spec.clone()
+        }
+    }
+}
 
 /// Room enough that a test's pool is never held back by capacity.
 pub fn ample_room() -> Room {
@@ -227,6 +246,7 @@ pub async fn run_with_kills_on(
 ) -> Run {
     match path {
         Path::Cold => run_with_kills(docker, spec, code, kills).await,
+        Path::Gvisor => run_with_kills(docker, &path.spec(spec), code, kills).await,
         Path::Warm => {
             let pool = filled_pool(docker, spec, 1).await;
             let run = run_warm(docker, &pool, spec, code, kills).await;

@@ -59,7 +59,7 @@ fn template_for(
         owner: owner.clone(),
         uids: uids.clone(),
         image: sandbox.image.clone(),
-        runtime: sandbox.runtime.clone(),
+        runtime: sandbox.runtime_for(trust),
         user: sandbox.user.clone(),
         workdir: sandbox.workdir.clone(),
         limits: requested_limits(settings, trust, Level::Low, 0, None),
