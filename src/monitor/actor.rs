@@ -9,6 +9,7 @@
 //! engine it watches.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::supervisor::{ContainerExited, ContainerStarted};
 use crate::protocol::{decode, Subject};
 use crate::shutdown::Shutdown;
+use crate::supervisor::SandboxRuntime;
 
 const NAME: &str = Role::Monitor.name();
 
@@ -49,6 +51,8 @@ struct Follower {
     cgroup_every: Duration,
     /// Period of asking a gVisor sandbox's Sentry for its program's task count.
     runsc_every: Duration,
+    /// The runsc binary the engine registered, if it has runsc.
+    runsc_binary: Option<PathBuf>,
     shutdown: Shutdown,
     /// Stop signals of the watches running now, by container id.
     stops: Arc<Mutex<HashMap<String, oneshot::Sender<()>>>>,
@@ -67,6 +71,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         .bus
         .subscribe(Subject::ContainerExited { host: host.clone() }.to_subject())
         .await?;
+    let runsc_binary = registered_runsc(&docker).await;
     let follower = Follower {
         docker,
         bus: env.bus.clone(),
@@ -74,6 +79,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         every: Duration::from_millis(env.settings.monitor.sample_ms.max(10)),
         cgroup_every: Duration::from_millis(env.settings.monitor.cgroup_sample_ms.max(5)),
         runsc_every: Duration::from_millis(env.settings.monitor.runsc_sample_ms.max(50)),
+        runsc_binary,
         shutdown: env.shutdown.clone(),
         stops: Arc::default(),
     };
@@ -160,10 +166,15 @@ impl Follower {
         mut stopped: oneshot::Receiver<()>,
     ) {
         let root = std::path::Path::new(CGROUP_ROOT);
-        let mut sampler = Sampler::for_container(root, &watch.container_id, self.runsc_every);
-        let period = match sampler {
-            Sampler::Cgroup(_) | Sampler::Gvisor { .. } => self.cgroup_every,
-            Sampler::StatsApi => self.every,
+        let gvisor = self.gvisor_of(&watch.container_id).await;
+        let gvisor = gvisor
+            .as_ref()
+            .map(|(binary, every)| (binary.as_path(), *every));
+        let mut sampler = Sampler::for_container(root, &watch.container_id, gvisor);
+        let period = if sampler.reads_cgroup_files() {
+            self.cgroup_every
+        } else {
+            self.every
         };
         let mut ticks = tokio::time::interval(period);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -195,6 +206,20 @@ impl Follower {
         }
         self.lock_stops().remove(&watch.container_id);
         self.publish_usage(&request, watch.last_sample()).await;
+    }
+
+    /// For a sandbox on runsc (by its label): the runsc the engine registered, and how
+    /// often at least to ask it for the program's process count.
+    async fn gvisor_of(&self, container_id: &str) -> Option<(PathBuf, Duration)> {
+        let binary = self.runsc_binary.clone()?;
+        let options = None::<bollard::query_parameters::InspectContainerOptions>;
+        let inspected = self.docker.inspect_container(container_id, options).await;
+        let labels = inspected.ok()?.config?.labels?;
+        let on_runsc = labels
+            .get(crate::docker::labels::RUNTIME)
+            .map(String::as_str)
+            == Some(SandboxRuntime::Runsc.name());
+        on_runsc.then_some((binary, self.runsc_every))
     }
 
     async fn publish_usage(&self, request: &RequestRef, usage: UsageSample) {
@@ -234,6 +259,13 @@ impl Follower {
             tracing::error!(%error, "cannot publish a kill order; the deadline still applies");
         }
     }
+}
+
+/// The path of the runsc the engine has registered as `runsc`, if any.
+async fn registered_runsc(docker: &Docker) -> Option<PathBuf> {
+    let runtimes = docker.info().await.ok()?.runtimes?;
+    let path = runtimes.get(SandboxRuntime::Runsc.name())?.path.clone()?;
+    Some(PathBuf::from(path))
 }
 
 /// The request id and watched limits a sandbox's labels name, if they are all there.

@@ -1,9 +1,9 @@
 //! Counts the processes of a program running under gVisor. There the host's pids cgroup
 //! counts the Sentry's own tasks (about 40 at rest, 5 more per program process), not the
 //! program's: the Sentry keeps the program's count, and `runsc events --stats` reports its
-//! processes (not their threads: those the Sentry holds to RLIMIT_NPROC unseen). The runsc
-//! binary and state root are the ones the sandbox's own runsc processes run with, read
-//! from their command lines.
+//! processes (not their threads: those the Sentry holds to RLIMIT_NPROC unseen). runsc is
+//! the binary the engine registered; its state root is read from the command line of the
+//! sandbox's own runsc processes.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,25 +24,26 @@ pub struct SentryCounter {
 }
 
 impl SentryCounter {
-    /// The counter of `container_id` if it runs under runsc: one of the host processes
-    /// listed in its cgroup's `procs` file is a runsc process whose `--root` is known.
-    pub fn locate(procs_file: &Path, container_id: &str) -> Option<SentryCounter> {
+    /// The counter of `container_id`, a sandbox on runsc (by its `cordon.runtime` label),
+    /// asked through `binary` (the runsc the engine has registered). The state root is read
+    /// from the command line of one of its host processes: under runsc those are all
+    /// runsc's own (the Sentry, the gofer and their stubs), never the program's, so the
+    /// program cannot choose it.
+    pub fn locate(procs_file: &Path, binary: &Path, container_id: &str) -> Option<SentryCounter> {
         let procs = std::fs::read_to_string(procs_file).ok()?;
-        procs
+        let root = procs
             .lines()
             .take(64)
             .filter_map(|pid| pid.trim().parse::<u32>().ok())
             .find_map(|pid| {
-                let proc_dir = Path::new("/proc").join(pid.to_string());
-                let cmdline = std::fs::read(proc_dir.join("cmdline")).ok()?;
-                let root = runsc_root(&cmdline)?;
-                let binary = std::fs::read_link(proc_dir.join("exe")).ok()?;
-                Some(SentryCounter {
-                    binary,
-                    root,
-                    container_id: container_id.to_string(),
-                })
-            })
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+                runsc_root(&cmdline)
+            })?;
+        Some(SentryCounter {
+            binary: binary.to_path_buf(),
+            root,
+            container_id: container_id.to_string(),
+        })
     }
 
     /// The program's processes now; `None` when runsc cannot say (the sandbox is ending,

@@ -14,42 +14,61 @@ use crate::cgroup::counters::CgroupFiles;
 use crate::cgroup::counters::RawSample;
 use crate::docker::is_not_found;
 
-/// Where one container's readings come from.
+/// Where one container's readings come from, and for a gVisor sandbox how its program's
+/// processes are counted.
 #[derive(Debug, Clone)]
-pub enum Sampler {
+pub struct Sampler {
+    source: Source,
+    gvisor: Option<GvisorPids>,
+}
+
+#[derive(Debug, Clone)]
+enum Source {
     Cgroup(CgroupFiles),
-    /// A gVisor sandbox: CPU and memory from its cgroup files (the Sentry's usage is the
-    /// program's), its program's process count from the Sentry (see `SentryCounter`).
-    /// Each answer costs a runsc process, so it is asked when the Sentry's host task count
-    /// has changed since the last answer (a new program process adds host tasks), and at
-    /// least every `pids_every`; the answer is carried in between.
-    Gvisor {
-        files: CgroupFiles,
-        sentry: SentryCounter,
-        pids_every: Duration,
-        asked: Option<(Instant, u64)>,
-        pids: u64,
-    },
     StatsApi,
 }
 
+/// Under gVisor the host's count of tasks is the Sentry's, not the program's: the
+/// program's process count comes from the Sentry (see `SentryCounter`). Each answer costs
+/// a runsc process, so it is asked when the host task count has changed since the last
+/// answer (a new program process adds host tasks), and at least every `every`; the answer
+/// is carried in between. With no counter (it could not be located), pids read 0: gVisor
+/// still holds them to the limit itself (RLIMIT_NPROC), unseen.
+#[derive(Debug, Clone)]
+struct GvisorPids {
+    sentry: Option<SentryCounter>,
+    every: Duration,
+    asked: Option<(Instant, u64)>,
+    pids: u64,
+}
+
 impl Sampler {
-    /// The cgroup files of `container_id` under `root` if readable (with the Sentry's
-    /// counter when it runs under gVisor), else the stats API.
-    pub fn for_container(root: &Path, container_id: &str, pids_every: Duration) -> Sampler {
-        let Some(files) = CgroupFiles::locate(root, container_id) else {
-            return Sampler::StatsApi;
+    /// The cgroup files of `container_id` under `root` if readable, else the stats API;
+    /// `gvisor` (runsc's binary, and how often to ask it at least) for a sandbox on runsc.
+    pub fn for_container(
+        root: &Path,
+        container_id: &str,
+        gvisor: Option<(&Path, Duration)>,
+    ) -> Sampler {
+        let files = CgroupFiles::locate(root, container_id);
+        let gvisor = gvisor.map(|(binary, every)| GvisorPids {
+            sentry: files
+                .as_ref()
+                .and_then(|files| SentryCounter::locate(&files.procs_file(), binary, container_id)),
+            every,
+            asked: None,
+            pids: 0,
+        });
+        let source = match files {
+            Some(files) => Source::Cgroup(files),
+            None => Source::StatsApi,
         };
-        match SentryCounter::locate(&files.procs_file(), container_id) {
-            Some(sentry) => Sampler::Gvisor {
-                files,
-                sentry,
-                pids_every,
-                asked: None,
-                pids: 0,
-            },
-            None => Sampler::Cgroup(files),
-        }
+        Sampler { source, gvisor }
+    }
+
+    /// Whether readings come from cgroup files (cheap: sampled often) or the stats API.
+    pub fn reads_cgroup_files(&self) -> bool {
+        matches!(self.source, Source::Cgroup(_))
     }
 
     pub async fn read(
@@ -57,31 +76,34 @@ impl Sampler {
         docker: &Docker,
         container_id: &str,
     ) -> Result<Option<RawSample>, bollard::errors::Error> {
-        match self {
-            Sampler::Cgroup(files) => Ok(files.read()),
-            Sampler::Gvisor {
-                files,
-                sentry,
-                pids_every,
-                asked,
-                pids,
-            } => {
-                let Some(mut sample) = files.read() else {
-                    return Ok(None);
-                };
-                let host_tasks = sample.pids;
-                let stale = asked.is_none_or(|(at, tasks_then)| {
-                    tasks_then != host_tasks || at.elapsed() >= *pids_every
-                });
-                if stale {
-                    *asked = Some((Instant::now(), host_tasks));
-                    *pids = sentry.pids().await.unwrap_or(*pids);
-                }
-                sample.pids = *pids;
-                Ok(Some(sample))
-            }
-            Sampler::StatsApi => read_sample(docker, container_id).await,
+        let sample = match &self.source {
+            Source::Cgroup(files) => files.read(),
+            Source::StatsApi => read_sample(docker, container_id).await?,
+        };
+        let Some(mut sample) = sample else {
+            return Ok(None);
+        };
+        if let Some(gvisor) = &mut self.gvisor {
+            sample.pids = gvisor.program_pids(sample.pids).await;
         }
+        Ok(Some(sample))
+    }
+}
+
+impl GvisorPids {
+    /// The program's process count, given the Sentry's host task count now.
+    async fn program_pids(&mut self, host_tasks: u64) -> u64 {
+        let Some(sentry) = &self.sentry else {
+            return 0;
+        };
+        let stale = self
+            .asked
+            .is_none_or(|(at, tasks_then)| tasks_then != host_tasks || at.elapsed() >= self.every);
+        if stale {
+            self.asked = Some((Instant::now(), host_tasks));
+            self.pids = sentry.pids().await.unwrap_or(self.pids);
+        }
+        self.pids
     }
 }
 

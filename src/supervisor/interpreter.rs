@@ -124,6 +124,9 @@ pub struct InterpreterSandbox {
     lifecycle: Sender<Lifecycle>,
     record_changes: bool,
     memory_bytes: u64,
+    /// Whether its pids cgroup counts the program's tasks: under runsc it counts the
+    /// Sentry's, so a cell's usage reports none.
+    counts_program_tasks: bool,
     /// Output that arrived between cells (a thread or child still printing): the next
     /// cell's, in front of its own.
     carried: Vec<(bool, Vec<u8>)>,
@@ -173,6 +176,7 @@ impl InterpreterSandbox {
             lifecycle,
             record_changes: spec.record_fs_changes,
             memory_bytes: spec.limits.memory_bytes,
+            counts_program_tasks: spec.runtime == super::SandboxRuntime::Runc,
             carried: Vec::new(),
         })
     }
@@ -476,14 +480,14 @@ impl InterpreterSandbox {
     }
 
     /// The cell's wall and CPU time; memory is the session's high-water mark so far, pids
-    /// those running at the cell's end.
+    /// those running at the cell's end (none reported under runsc).
     fn usage_since(&self, started: Instant, cpu_before_ns: u64) -> Usage {
         let now = self.read_counters().unwrap_or_default();
         Usage {
             wall_ms: started.elapsed().as_millis() as u64,
             cpu_ms: now.cpu_ns.saturating_sub(cpu_before_ns) / 1_000_000,
             peak_memory_bytes: now.max_memory_bytes.max(now.memory_bytes),
-            peak_pids: now.pids,
+            peak_pids: if self.counts_program_tasks { now.pids } else { 0 },
         }
     }
 }
