@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use config::{Config, Environment, File, FileFormat};
 use serde::Deserialize;
 
+use crate::docker::runtime::SandboxRuntime;
 use crate::protocol::assessor::TrustLevel;
 use crate::protocol::subjects::is_valid_token;
-use crate::supervisor::SandboxRuntime;
 
 /// The defaults, with a comment on every key.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");

@@ -1,9 +1,10 @@
 //! Docker helpers shared by the supervisor, the egress proxy, the image builder and the
-//! doctor: connecting to the local engine (with the API version negotiated, since the
+//! doctor: the OCI runtimes a sandbox may run on (`runtime`), connecting to the local engine (with the API version negotiated, since the
 //! engine refuses versions newer than its own), asking whether an image exists, reading
 //! the host's capacity, fresh object names, forced removal and the labels cordon sets.
 //! Nothing here panics on an answer from Docker.
 
+pub mod runtime;
 use bollard::container::AttachContainerResults;
 use bollard::errors::Error as BollardError;
 use bollard::models::ContainerCreateBody;

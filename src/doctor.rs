@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::config::Settings;
-use crate::supervisor::SandboxRuntime;
+use crate::docker::runtime::SandboxRuntime;
 
 /// One check's verdict.
 #[derive(Debug, Clone)]
@@ -125,7 +125,7 @@ async fn image_check(docker: &bollard::Docker, image: &str) -> Check {
 /// Each runtime a trust level runs on is registered with Docker (runsc with the arguments
 /// cordon's hardening needs).
 async fn runtime_check(docker: &bollard::Docker, runtime: SandboxRuntime) -> Check {
-    match crate::supervisor::runtime::check_registered(docker, runtime).await {
+    match crate::docker::runtime::check_registered(docker, runtime).await {
         Ok(found) => Check::pass("runtime", found),
         Err(why) => Check::fail(
             "runtime",
@@ -136,12 +136,13 @@ async fn runtime_check(docker: &bollard::Docker, runtime: SandboxRuntime) -> Che
 }
 
 /// What the seccomp probe prints when the profile holds: both refused, a thread started.
-const SECCOMP_HOLDS: &str = "io_uring_setup:EPERM vsock:EPERM thread:ok";
+const SECCOMP_HOLDS: &str = "io_uring_setup:EPERM clone3:ENOSYS vsock:EPERM thread:ok";
 
 /// A sandbox on `runtime` tries io_uring and a vsock socket (both must be refused by
-/// cordon's profile, not by chance) and starts a thread (the runsc variant must let it):
-/// proof that the runtime enforces the profile, which runsc without `--oci-seccomp` would
-/// silently not.
+/// cordon's profile, not by chance), `clone3` (ENOSYS: refused by the runc profile, absent
+/// from this runsc; a runsc that implemented it would let namespace flags past the `clone`
+/// filter) and starts a thread (the runsc variant must let it): proof that the runtime
+/// enforces the profile, which runsc without `--oci-seccomp` would silently not.
 async fn seccomp_check(
     docker: &bollard::Docker,
     settings: &Settings,
@@ -150,11 +151,12 @@ async fn seccomp_check(
     const CODE: &str = "import ctypes, errno, socket, threading\n\
 libc = ctypes.CDLL(None, use_errno=True)\n\
 uring = 'EPERM' if libc.syscall(425, 1, 0) == -1 and ctypes.get_errno() == errno.EPERM else 'open'\n\
+clone3 = 'ENOSYS' if libc.syscall(435, 0, 0) == -1 and ctypes.get_errno() == errno.ENOSYS else 'open'\n\
 try:\n    socket.socket(40, socket.SOCK_STREAM)\n    vsock = 'open'\n\
 except PermissionError:\n    vsock = 'EPERM'\n\
 except OSError as e:\n    vsock = errno.errorcode.get(e.errno, str(e.errno))\n\
 t = threading.Thread(target=print, args=('',)); t.start(); t.join()\n\
-print(f'io_uring_setup:{uring} vsock:{vsock} thread:ok')\n";
+print(f'io_uring_setup:{uring} clone3:{clone3} vsock:{vsock} thread:ok')\n";
     let sandbox = &settings.sandbox;
     let purpose = ("cordon-doctor", CODE);
     let printed =
@@ -163,7 +165,9 @@ print(f'io_uring_setup:{uring} vsock:{vsock} thread:ok')\n";
     match printed.map(|out| String::from_utf8_lossy(&out).trim().to_string()) {
         Ok(seen) if seen == SECCOMP_HOLDS => Check::pass(
             "seccomp",
-            format!("{name}: io_uring and vsock refused from inside a sandbox, threads start"),
+            format!(
+                "{name}: io_uring, clone3 and vsock refused from inside a sandbox, threads start"
+            ),
         ),
         Ok(seen) => Check::fail(
             "seccomp",

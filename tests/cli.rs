@@ -112,7 +112,7 @@ fn the_doctor_proves_each_runtime_enforces_the_profile() {
     for runtime in ["runc", "runsc"] {
         assert!(
             report.contains(&format!(
-                "ok   seccomp   {runtime}: io_uring and vsock refused"
+                "ok   seccomp   {runtime}: io_uring, clone3 and vsock refused"
             )),
             "{report}"
         );

@@ -12,10 +12,10 @@ mod pipeline_support;
 use std::time::{Duration, Instant};
 
 use cordon::client::Client;
+use cordon::docker::runtime::SandboxRuntime;
 use cordon::protocol::exec::{ExecRequest, ExecResult, Status, ViolationKind};
 use cordon::protocol::supervisor::ViolationEvent;
 use cordon::protocol::{decode, Subject};
-use cordon::supervisor::SandboxRuntime;
 use futures::StreamExt;
 use pipeline_support::*;
 

@@ -2,7 +2,8 @@
 //! of the same image with the same flags cordon gives an untrusted sandbox (no
 //! capabilities, no-new-privileges, read-only root, capped tmpfs, no network, memory =
 //! memory+swap, CPU quota, pids, user 1000:1000, an init, private IPC, no logs, ulimits),
-//! fed `print(1)` on stdin; and for kills, Docker's own kill-to-stopped time.
+//! fed `print(1)` on stdin (also on gVisor's runsc); and for kills, Docker's own
+//! kill-to-stopped time.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -40,11 +41,21 @@ const HARDENING: &[&str] = &[
     "--label=cordon.bench=floor",
 ];
 
-/// One `docker run --rm -i … python3 -I -u -` fed `print(1)`; panics unless it printed 1.
-async fn run_print_one() {
+/// What differs under gVisor: the runtime, and the program's pids held by RLIMIT_NPROC
+/// (the host's pids cgroup counts gVisor's own tasks).
+const ON_RUNSC: &[&str] = &[
+    "--runtime=runsc",
+    "--ulimit=nproc=64:64",
+    "--pids-limit=640",
+];
+
+/// One `docker run --rm -i … python3 -I -u -` fed `print(1)` (on gVisor with `runsc`);
+/// panics unless it printed 1.
+async fn run_print_one(runsc: bool) {
     let mut child = Command::new("docker")
         .args(["run", "--rm", "-i"])
         .args(HARDENING)
+        .args(if runsc { ON_RUNSC } else { &[] })
         .args([IMAGE, "python3", "-I", "-u", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -66,11 +77,11 @@ async fn run_print_one() {
     );
 }
 
-pub async fn latency(runs: usize) -> Samples {
+pub async fn latency(runs: usize, runsc: bool) -> Samples {
     let mut samples = Samples::default();
     for _ in 0..runs {
         let started = Instant::now();
-        run_print_one().await;
+        run_print_one(runsc).await;
         samples.push(started.elapsed());
     }
     samples
@@ -83,7 +94,7 @@ pub async fn throughput(clients: usize, runs_each: usize) -> f64 {
         .map(|_| {
             tokio::spawn(async move {
                 for _ in 0..runs_each {
-                    run_print_one().await;
+                    run_print_one(false).await;
                 }
             })
         })

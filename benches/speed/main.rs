@@ -1,5 +1,6 @@
 //! `scripts/bench`'s measurements, printed as ONE markdown table: `print(1)` end to end
-//! through NATS on a real `cordon up` (cold: no warm pool; warm: the default pool),
+//! through NATS on a real `cordon up` (cold: no warm pool; warm: the default pool; both
+//! again on gVisor's runsc),
 //! throughput at 1 and 4 clients, kill latency after a deadline, assessor time per file,
 //! durable audit appends per second and `cordon up`'s idle memory, each beside the raw
 //! Docker floor measured in the same run (a hardened `docker run --rm` of the same image).
@@ -72,8 +73,11 @@ fn cordon_binary(args: &[String]) -> PathBuf {
     given.unwrap_or_else(|| PathBuf::from("target/release/cordon"))
 }
 
+/// Settings that put every trust level on gVisor's runsc (which has no network).
+const ON_RUNSC: &str = "[sandbox]\nruntime = \"runsc\"\n[network]\nallowed_trust = []\n";
+
 async fn pipeline_rows(cordon: &Path) -> Vec<Row> {
-    let floor_latency = docker_floor::latency(LATENCY_RUNS).await;
+    let floor_latency = docker_floor::latency(LATENCY_RUNS, false).await;
     let cold = {
         let node = node::Up::start(cordon, "cold", node::NO_POOL).await;
         let client = Arc::new(node.client().await);
@@ -102,7 +106,41 @@ async fn pipeline_rows(cordon: &Path) -> Vec<Row> {
     ));
     rows.push(node.memory_row());
     node.stop();
+    rows.extend(runsc_rows(cordon).await);
     rows
+}
+
+/// Cold and warm `print(1)` with every level on gVisor's runsc, beside `docker run` on runsc.
+async fn runsc_rows(cordon: &Path) -> Vec<Row> {
+    let floor = docker_floor::latency(LATENCY_RUNS, true).await;
+    let cold = {
+        let node = node::Up::start(
+            cordon,
+            "cold-runsc",
+            &format!("{}{ON_RUNSC}", node::NO_POOL),
+        )
+        .await;
+        let client = node.client().await;
+        let cold = latency(&client, None).await;
+        node.stop();
+        cold
+    };
+    let node = node::Up::start(cordon, "warm-runsc", ON_RUNSC).await;
+    let client = node.client().await;
+    let warm = latency(&client, Some(&node)).await;
+    node.stop();
+    vec![
+        Row::latency(
+            "`print(1)` end to end, cold sandbox, gVisor (runsc)",
+            &cold,
+            &floor,
+        ),
+        Row::latency(
+            "`print(1)` end to end, warm pool, gVisor (runsc)",
+            &warm,
+            &floor,
+        ),
+    ]
 }
 
 /// `print(1)` round trips; with `warm_node`, each waits (untimed) for a full pool first.

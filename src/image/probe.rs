@@ -6,8 +6,9 @@
 use bollard::Docker;
 
 use crate::config::SandboxSettings;
+use crate::docker::runtime::SandboxRuntime;
 use crate::protocol::scheduler::{Limits, Network};
-use crate::supervisor::{run_sandbox, SandboxError, SandboxRuntime, SandboxSpec};
+use crate::supervisor::{run_sandbox, SandboxError, SandboxSpec};
 
 /// Why a probe told nothing.
 #[derive(Debug, thiserror::Error)]

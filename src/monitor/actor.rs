@@ -23,11 +23,11 @@ use crate::actor::{ActorEnv, ActorError, Role};
 use crate::bus::reporter::RequestRef;
 use crate::bus::{trace_of, Bus};
 use crate::cgroup::CGROUP_ROOT;
+use crate::docker::runtime::SandboxRuntime;
 use crate::protocol::monitor::{KillOrder, UsageSample};
 use crate::protocol::supervisor::{ContainerExited, ContainerStarted};
 use crate::protocol::{decode, Subject};
 use crate::shutdown::Shutdown;
-use crate::supervisor::SandboxRuntime;
 
 const NAME: &str = Role::Monitor.name();
 
@@ -51,8 +51,6 @@ struct Follower {
     cgroup_every: Duration,
     /// Period of asking a gVisor sandbox's Sentry for its program's task count.
     runsc_every: Duration,
-    /// The runsc binary the engine registered, if it has runsc.
-    runsc_binary: Option<PathBuf>,
     shutdown: Shutdown,
     /// Stop signals of the watches running now, by container id.
     stops: Arc<Mutex<HashMap<String, oneshot::Sender<()>>>>,
@@ -71,7 +69,6 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         .bus
         .subscribe(Subject::ContainerExited { host: host.clone() }.to_subject())
         .await?;
-    let runsc_binary = registered_runsc(&docker).await;
     let follower = Follower {
         docker,
         bus: env.bus.clone(),
@@ -79,7 +76,6 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         every: Duration::from_millis(env.settings.monitor.sample_ms.max(10)),
         cgroup_every: Duration::from_millis(env.settings.monitor.cgroup_sample_ms.max(5)),
         runsc_every: Duration::from_millis(env.settings.monitor.runsc_sample_ms.max(50)),
-        runsc_binary,
         shutdown: env.shutdown.clone(),
         stops: Arc::default(),
     };
@@ -169,7 +165,7 @@ impl Follower {
         let gvisor = self.gvisor_of(&watch.container_id).await;
         let gvisor = gvisor
             .as_ref()
-            .map(|(binary, every)| (binary.as_path(), *every));
+            .map(|(binary, every)| (binary.as_deref(), *every));
         let mut sampler = Sampler::for_container(root, &watch.container_id, gvisor);
         let period = if sampler.reads_cgroup_files() {
             self.cgroup_every
@@ -208,18 +204,30 @@ impl Follower {
         self.publish_usage(&request, watch.last_sample()).await;
     }
 
-    /// For a sandbox on runsc (by its label): the runsc the engine registered, and how
-    /// often at least to ask it for the program's process count.
-    async fn gvisor_of(&self, container_id: &str) -> Option<(PathBuf, Duration)> {
-        let binary = self.runsc_binary.clone()?;
+    /// For a sandbox on runsc: the runsc the engine registers now (looked up for each such
+    /// sandbox, so one registered after the monitor started is found), and how often at
+    /// least to ask it for the program's process count.
+    async fn gvisor_of(&self, container_id: &str) -> Option<(Option<PathBuf>, Duration)> {
+        if !self.on_runsc(container_id).await {
+            return None;
+        }
+        Some((registered_runsc(&self.docker).await, self.runsc_every))
+    }
+
+    /// Whether a sandbox runs on runsc, by its label. One that cannot be inspected counts
+    /// as runsc: its pids are then not read from the host's cgroup, which under runsc
+    /// counts the Sentry's tasks and would kill a sandbox within its limits (its pids are
+    /// held all the same, by the cgroup under runc and by the Sentry under runsc).
+    async fn on_runsc(&self, container_id: &str) -> bool {
         let options = None::<bollard::query_parameters::InspectContainerOptions>;
-        let inspected = self.docker.inspect_container(container_id, options).await;
-        let labels = inspected.ok()?.config?.labels?;
-        let on_runsc = labels
+        let Ok(inspected) = self.docker.inspect_container(container_id, options).await else {
+            return true;
+        };
+        let labels = inspected.config.and_then(|c| c.labels).unwrap_or_default();
+        labels
             .get(crate::docker::labels::RUNTIME)
             .map(String::as_str)
-            == Some(SandboxRuntime::Runsc.name());
-        on_runsc.then_some((binary, self.runsc_every))
+            == Some(SandboxRuntime::Runsc.name())
     }
 
     async fn publish_usage(&self, request: &RequestRef, usage: UsageSample) {

@@ -28,11 +28,14 @@ enum Source {
     StatsApi,
 }
 
+/// The shortest time between two questions to one sandbox's Sentry.
+const MIN_ASK_GAP: Duration = Duration::from_millis(100);
+
 /// Under gVisor the host's count of tasks is the Sentry's, not the program's: the
 /// program's process count comes from the Sentry (see `SentryCounter`). Each answer costs
 /// a runsc process, so it is asked when the host task count has changed since the last
-/// answer (a new program process adds host tasks), and at least every `every`; the answer
-/// is carried in between. With no counter (it could not be located), pids read 0: gVisor
+/// answer (a new program process adds host tasks; at most every `MIN_ASK_GAP`), and at
+/// least every `every`; the answer is carried in between. With no counter (it could not be located), pids read 0: gVisor
 /// still holds them to the limit itself (RLIMIT_NPROC), unseen.
 #[derive(Debug, Clone)]
 struct GvisorPids {
@@ -40,24 +43,40 @@ struct GvisorPids {
     every: Duration,
     asked: Option<(Instant, u64)>,
     pids: u64,
+    /// Whether a failed answer has been logged (once per sandbox).
+    warned: bool,
 }
 
 impl Sampler {
     /// The cgroup files of `container_id` under `root` if readable, else the stats API;
-    /// `gvisor` (runsc's binary, and how often to ask it at least) for a sandbox on runsc.
+    /// `gvisor` (the registered runsc, and how often to ask it at least) for a sandbox on
+    /// runsc.
     pub fn for_container(
         root: &Path,
         container_id: &str,
-        gvisor: Option<(&Path, Duration)>,
+        gvisor: Option<(Option<&Path>, Duration)>,
     ) -> Sampler {
         let files = CgroupFiles::locate(root, container_id);
-        let gvisor = gvisor.map(|(binary, every)| GvisorPids {
-            sentry: files
-                .as_ref()
-                .and_then(|files| SentryCounter::locate(&files.procs_file(), binary, container_id)),
-            every,
-            asked: None,
-            pids: 0,
+        let gvisor = gvisor.map(|(binary, every)| {
+            let sentry = match (&files, binary) {
+                (Some(files), Some(binary)) => {
+                    SentryCounter::locate(&files.procs_file(), binary, container_id)
+                }
+                _ => None,
+            };
+            if sentry.is_none() {
+                tracing::warn!(
+                    container = container_id,
+                    "cannot ask gVisor for this sandbox's processes: they go unwatched (gVisor still holds them to the limit)"
+                );
+            }
+            GvisorPids {
+                sentry,
+                every,
+                asked: None,
+                pids: 0,
+                warned: false,
+            }
         });
         let source = match files {
             Some(files) => Source::Cgroup(files),
@@ -96,12 +115,20 @@ impl GvisorPids {
         let Some(sentry) = &self.sentry else {
             return 0;
         };
-        let stale = self
-            .asked
-            .is_none_or(|(at, tasks_then)| tasks_then != host_tasks || at.elapsed() >= self.every);
+        let stale = self.asked.is_none_or(|(at, tasks_then)| {
+            let since = at.elapsed();
+            (tasks_then != host_tasks && since >= MIN_ASK_GAP) || since >= self.every
+        });
         if stale {
             self.asked = Some((Instant::now(), host_tasks));
-            self.pids = sentry.pids().await.unwrap_or(self.pids);
+            match sentry.pids().await {
+                Some(pids) => self.pids = pids,
+                None if !self.warned => {
+                    self.warned = true;
+                    tracing::warn!("gVisor did not say how many processes a sandbox holds; keeping the last count");
+                }
+                None => {}
+            }
         }
         self.pids
     }

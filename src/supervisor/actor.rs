@@ -124,7 +124,7 @@ async fn run(env: ActorEnv) -> Result<(), ActorError> {
         n => n,
     };
     for runtime in env.settings.sandbox.runtimes_in_use() {
-        super::runtime::check_registered(&docker, runtime)
+        crate::docker::runtime::check_registered(&docker, runtime)
             .await
             .map_err(|e| fatal(format!("[sandbox] {e}")))?;
     }

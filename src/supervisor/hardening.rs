@@ -328,8 +328,8 @@ fn clamp_i64(value: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::docker::runtime::SandboxRuntime;
     use crate::protocol::scheduler::{Limits, Network};
-    use crate::supervisor::SandboxRuntime;
 
     fn spec() -> SandboxSpec {
         SandboxSpec {

@@ -176,7 +176,7 @@ impl InterpreterSandbox {
             lifecycle,
             record_changes: spec.record_fs_changes,
             memory_bytes: spec.limits.memory_bytes,
-            counts_program_tasks: spec.runtime == super::SandboxRuntime::Runc,
+            counts_program_tasks: spec.runtime == crate::docker::runtime::SandboxRuntime::Runc,
             carried: Vec::new(),
         })
     }
@@ -487,7 +487,11 @@ impl InterpreterSandbox {
             wall_ms: started.elapsed().as_millis() as u64,
             cpu_ms: now.cpu_ns.saturating_sub(cpu_before_ns) / 1_000_000,
             peak_memory_bytes: now.max_memory_bytes.max(now.memory_bytes),
-            peak_pids: if self.counts_program_tasks { now.pids } else { 0 },
+            peak_pids: if self.counts_program_tasks {
+                now.pids
+            } else {
+                0
+            },
         }
     }
 }

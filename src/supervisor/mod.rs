@@ -32,7 +32,6 @@ pub mod pool;
 pub mod reaper;
 pub(crate) mod result;
 pub mod runner;
-pub mod runtime;
 pub(crate) mod sandbox;
 pub(crate) mod seccomp;
 pub(crate) mod sessions;
@@ -43,7 +42,6 @@ use bollard::errors::Error as BollardError;
 
 pub use interpreter::CellLimits;
 pub use pool::{WarmContainer, WarmPool};
-pub use runtime::SandboxRuntime;
 pub use sandbox::{run_program, run_sandbox, run_sandbox_warm, Packages, Program};
 pub use spec::{Lifecycle, SandboxEgress, SandboxOutcome, SandboxSpec};
 

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::runtime::SandboxRuntime;
+use crate::docker::runtime::SandboxRuntime;
 
 /// errno for a refused call: EPERM, which programs handle as "not allowed".
 const EPERM: u32 = 1;
@@ -27,6 +27,12 @@ const NETLINK_ROUTE: u64 = 0;
 /// `clone` flags that make namespaces (NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
 /// NEWNET): refused, as no sandbox needs a namespace of its own.
 const CLONE_NAMESPACE_FLAGS: u64 = 0x7E02_0000;
+/// The file-type bits of a mode (S_IFMT), and the types `mknod` may make: regular files
+/// (also as type 0), FIFOs and sockets; never character or block devices. runc's sandboxes
+/// lack CAP_MKNOD anyway, but gVisor's Sentry lets a program make a node of one of its
+/// own devices (/dev/fuse, /dev/net/tun) without it.
+const S_IFMT: u64 = 0o170_000;
+const NODE_TYPES: [u64; 4] = [0, 0o100_000, 0o010_000, 0o140_000];
 /// `personality` values allowed: PER_LINUX, PER_LINUX32, UNAME26 (alone and with
 /// PER_LINUX32) and the query; nothing that turns address randomisation off.
 const PERSONALITIES: [u64; 5] = [0x0, 0x8, 0x0002_0000, 0x0002_0008, 0xffff_ffff];
@@ -120,8 +126,6 @@ const ALLOWED: &[&[&str]] = &[
         "utimes",
         "utimensat",
         "futimesat",
-        "mknod",
-        "mknodat",
         "copy_file_range",
         "sendfile",
         "sendfile64",
@@ -354,6 +358,7 @@ const REMOVED: &[(&str, &str)] = &[
     ("userfaultfd", "a classic primitive for winning kernel races"),
     ("bpf, perf_event_open", "need capabilities the sandbox lacks; refused outright"),
     ("unshare, setns, and clone with namespace flags", "new namespaces open kernel code paths meant for privileged users"),
+    ("mknod and mknodat of character and block devices", "a program has no use for a device node; gVisor would let it make one of its own devices"),
     ("all 32-bit and x32 entry points", "the filters on socket arguments would not apply to socketcall"),
 ];
 
@@ -385,6 +390,7 @@ fn profile(runtime: SandboxRuntime) -> Value {
         "args": [{"index": 0, "value": CLONE_NAMESPACE_FLAGS, "valueTwo": 0, "op": "SCMP_CMP_MASKED_EQ"}],
     }));
     rules.push(clone3_rule(runtime));
+    rules.extend(mknod_rules());
     for persona in PERSONALITIES {
         rules.push(json!({
             "names": ["personality"],
@@ -415,6 +421,21 @@ fn clone3_rule(runtime: SandboxRuntime) -> Value {
         }
         SandboxRuntime::Runsc => json!({"names": ["clone3"], "action": "SCMP_ACT_ALLOW"}),
     }
+}
+
+/// `mknod` (mode is argument 1) and `mknodat` (argument 2) for the types in `NODE_TYPES`.
+fn mknod_rules() -> Vec<Value> {
+    let mut rules = Vec::new();
+    for (call, mode_index) in [("mknod", 1), ("mknodat", 2)] {
+        for node_type in NODE_TYPES {
+            rules.push(json!({
+                "names": [call],
+                "action": "SCMP_ACT_ALLOW",
+                "args": [{"index": mode_index, "value": S_IFMT, "valueTwo": node_type, "op": "SCMP_CMP_MASKED_EQ"}],
+            }));
+        }
+    }
+    rules
 }
 
 /// `socket` and `socketpair` for the allowed families only (netlink: route only).
@@ -468,6 +489,8 @@ mod tests {
             "socketpair",
             "clone",
             "clone3",
+            "mknod",
+            "mknodat",
             "personality",
             "socketcall",
             "process_vm_readv",

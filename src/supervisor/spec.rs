@@ -16,7 +16,7 @@ pub struct SandboxSpec {
     pub owner: crate::owner::OwnerTag,
     pub image: String,
     /// The OCI runtime it runs on.
-    pub runtime: super::runtime::SandboxRuntime,
+    pub runtime: crate::docker::runtime::SandboxRuntime,
     /// `uid:gid` the program runs as, or `auto` for one of its own from `uids`.
     pub user: String,
     /// Where `auto` uids come from; `None` when `user` is fixed.

@@ -8,11 +8,12 @@
 use std::time::Duration;
 
 use bollard::Docker;
+use cordon::docker::runtime::SandboxRuntime;
 use cordon::protocol::exec::Violation;
 use cordon::protocol::scheduler::{Limits, Network};
 use cordon::supervisor::pool::{PoolClass, Room};
 use cordon::supervisor::reaper::containers_of_host;
-use cordon::supervisor::{run_sandbox, run_sandbox_warm, SandboxRuntime, WarmPool};
+use cordon::supervisor::{run_sandbox, run_sandbox_warm, WarmPool};
 use cordon::supervisor::{Lifecycle, SandboxError, SandboxOutcome, SandboxSpec};
 use tokio::sync::mpsc;
 

@@ -12,7 +12,7 @@ use crate::supervisor::spec::SandboxSpec;
 pub struct Shape {
     host_id: String,
     image: String,
-    runtime: crate::supervisor::SandboxRuntime,
+    runtime: crate::docker::runtime::SandboxRuntime,
     user: String,
     workdir: String,
     cpus: f64,
@@ -68,7 +68,7 @@ mod tests {
             owner: crate::owner::OwnerTag::unlocked("test"),
             uids: None,
             image: "img".into(),
-            runtime: crate::supervisor::SandboxRuntime::Runc,
+            runtime: crate::docker::runtime::SandboxRuntime::Runc,
             user: "1000:1000".into(),
             workdir: "/work".into(),
             limits: Limits {
@@ -114,7 +114,7 @@ mod tests {
         let mut files = spec();
         files.nofile = 255;
         let mut runtime = spec();
-        runtime.runtime = crate::supervisor::SandboxRuntime::Runsc;
+        runtime.runtime = crate::docker::runtime::SandboxRuntime::Runsc;
         for other in [scaled, smaller, fewer_pids, tmpfs, files, runtime] {
             assert_ne!(Shape::of(&other), Shape::of(&spec()), "{other:?}");
         }
