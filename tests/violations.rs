@@ -295,38 +295,38 @@ async fn output_floods_keep_exactly_the_cap_and_are_killed_for_output() {
     for runtime in RUNTIMES {
         let p = Pipeline::start("output-flood", runtime).await;
         let floods = [
-        Flood {
-            name: "stdout lines",
-            code: "import sys, time\nsys.stderr.write(f'FLOOD {time.time()}\\n')\nwhile True:\n    print('x' * 99)\n",
-            stderr: false,
-            expected: || repeated_to_cap(&format!("{}\n", "x".repeat(99))),
-        },
-        Flood {
-            name: "stdout without newlines",
-            code: "import sys, time\nsys.stderr.write(f'FLOOD {time.time()}\\n')\nwhile True:\n    sys.stdout.write('y' * 4096)\n",
-            stderr: false,
-            expected: || repeated_to_cap("y"),
-        },
-        Flood {
-            name: "stderr lines",
-            code: "import sys, time\nprint('FLOOD', time.time())\nwhile True:\n    print('e' * 99, file=sys.stderr)\n",
-            stderr: true,
-            expected: || repeated_to_cap(&format!("{}\n", "e".repeat(99))),
-        },
-        Flood {
-            name: "stderr without newlines",
-            code: "import sys, time\nprint('FLOOD', time.time())\nwhile True:\n    sys.stderr.write('z' * 4096)\n",
-            stderr: true,
-            expected: || repeated_to_cap("z"),
-        },
-        Flood {
-            name: "invalid UTF-8 on stdout",
-            code: "import sys, time\nsys.stderr.write(f'FLOOD {time.time()}\\n')\nwhile True:\n    sys.stdout.buffer.write(b'a\\xff' * 2048)\n",
-            stderr: false,
-            // Each 0xff byte is one U+FFFD after decoding: 32768 pairs are 65536 bytes kept.
-            expected: || "a\u{fffd}".repeat(OUTPUT_CAP / 2),
-        },
-    ];
+            Flood {
+                name: "stdout lines",
+                code: "import sys, time\nsys.stderr.write(f'FLOOD {time.time()}\\n')\nwhile True:\n    print('x' * 99)\n",
+                stderr: false,
+                expected: || repeated_to_cap(&format!("{}\n", "x".repeat(99))),
+            },
+            Flood {
+                name: "stdout without newlines",
+                code: "import sys, time\nsys.stderr.write(f'FLOOD {time.time()}\\n')\nwhile True:\n    sys.stdout.write('y' * 4096)\n",
+                stderr: false,
+                expected: || repeated_to_cap("y"),
+            },
+            Flood {
+                name: "stderr lines",
+                code: "import sys, time\nprint('FLOOD', time.time())\nwhile True:\n    print('e' * 99, file=sys.stderr)\n",
+                stderr: true,
+                expected: || repeated_to_cap(&format!("{}\n", "e".repeat(99))),
+            },
+            Flood {
+                name: "stderr without newlines",
+                code: "import sys, time\nprint('FLOOD', time.time())\nwhile True:\n    sys.stderr.write('z' * 4096)\n",
+                stderr: true,
+                expected: || repeated_to_cap("z"),
+            },
+            Flood {
+                name: "invalid UTF-8 on stdout",
+                code: "import sys, time\nsys.stderr.write(f'FLOOD {time.time()}\\n')\nwhile True:\n    sys.stdout.buffer.write(b'a\\xff' * 2048)\n",
+                stderr: false,
+                // Each 0xff byte is one U+FFFD after decoding: 32768 pairs are 65536 bytes kept.
+                expected: || "a\u{fffd}".repeat(OUTPUT_CAP / 2),
+            },
+        ];
         for flood in &floods {
             let (result, exited_at) = p
                 .violate(&untrusted(flood.code, None), ViolationKind::Output)
@@ -396,32 +396,32 @@ async fn ignoring_sigterm_does_not_outlive_the_deadline() {
         let p = Pipeline::start("sigterm-ignored", runtime).await;
         let timeout_ms = 1000;
         for (name, code) in [
-        (
-            "busy",
-            "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n",
-        ),
-        (
-            "sleeping",
-            "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(3600)\n",
-        ),
-    ] {
-        let started = Instant::now();
-        let (result, _) = p
-            .violate(&untrusted(code, Some(timeout_ms)), ViolationKind::Timeout)
-            .await;
-        let wall = wall_ms(&result);
-        eprintln!(
-            "{name}: wall {wall} ms, result after {:?}",
-            started.elapsed()
-        );
-        assert!(wall >= timeout_ms, "{name}: {}", brief(&result));
-        assert!(
-            wall <= timeout_ms + KILL_WITHIN_MS,
-            "{name}: {}",
-            brief(&result)
-        );
-        assert!(started.elapsed() >= Duration::from_millis(timeout_ms));
-    }
+            (
+                "busy",
+                "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n",
+            ),
+            (
+                "sleeping",
+                "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(3600)\n",
+            ),
+        ] {
+            let started = Instant::now();
+            let (result, _) = p
+                .violate(&untrusted(code, Some(timeout_ms)), ViolationKind::Timeout)
+                .await;
+            let wall = wall_ms(&result);
+            eprintln!(
+                "{name}: wall {wall} ms, result after {:?}",
+                started.elapsed()
+            );
+            assert!(wall >= timeout_ms, "{name}: {}", brief(&result));
+            assert!(
+                wall <= timeout_ms + KILL_WITHIN_MS,
+                "{name}: {}",
+                brief(&result)
+            );
+            assert!(started.elapsed() >= Duration::from_millis(timeout_ms));
+        }
         p.no_sandbox_left();
     }
 }
