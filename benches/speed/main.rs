@@ -50,11 +50,14 @@ async fn main() {
     // The in-process rows first: after the pipeline rows, Docker is still removing the
     // warm pool's containers on the same two cores.
     // `--only sessions`: the session rows alone (when only their code changed).
-    if args
-        .windows(2)
-        .any(|w| w[0] == "--only" && w[1] == "sessions")
-    {
+    // `--only runsc`: the gVisor rows alone (when only the runsc path changed).
+    let only = |what: &str| args.windows(2).any(|w| w[0] == "--only" && w[1] == what);
+    if only("sessions") {
         stats::print_table(&sessions::rows(&cordon).await);
+        return;
+    }
+    if only("runsc") {
+        stats::print_table(&runsc_rows(&cordon).await);
         return;
     }
     let library_rows = library::rows();
