@@ -58,8 +58,11 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             let object = s.eval(value);
             if object.qualified_name().is_some() {
                 s.attribute(&object, attr)
+            } else if let Some(member) = s.member_of(&object, attr) {
+                // `Runner(cmd).run()`, `Cls.helper(x)`: the program's own method.
+                member
             } else {
-                receiver = Some((object, attr));
+                receiver = Some((object, attr, is_super_call(value)));
                 Value::UNKNOWN
             }
         }
@@ -70,18 +73,16 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
     };
     check_argument_text(s, &args, at);
-    if let Some((object, attr)) = receiver {
-        s.note_call_in_loop(attr, at);
-        if let Kind::Instance(class) = object.kind {
-            // `Runner(cmd).run()`: the method runs with `self` and its arguments bound.
-            return match s.method_of(class, attr) {
-                Some(method) => {
-                    let mut positional = vec![object.clone()];
-                    positional.extend(args.positional.iter().cloned());
-                    s.call_function(method, &positional, &args.keywords)
-                }
-                None => Value::unknown(args.data_taint()),
-            };
+    if let Some((object, attr, through_super)) = receiver {
+        if through_super {
+            // `super().m()` inside `m` calls the parent's `m`: not the method recursing.
+            s.note_call_in_loop(&format!("super.{attr}"), at);
+        } else {
+            s.note_call_in_loop(attr, at);
+        }
+        if let Kind::Instance(_) | Kind::Class(_) = object.kind {
+            // A method the class does not define (inherited from outside the program).
+            return Value::unknown(args.data_taint());
         }
         let result = method_call(s, &object, attr, &args, at);
         // `parser.read(secret_path)`, `items.append(secret)`: the object now holds secrets.
@@ -104,6 +105,14 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         _ => {}
     }
     call_value(s, &callee, args, at)
+}
+
+/// `super()` (with or without arguments).
+fn is_super_call(expr: super::parser::Expr<'_>) -> bool {
+    let ExprKind::Call(call) = expr.kind() else {
+        return false;
+    };
+    matches!(call.func().kind(), ExprKind::Name("super"))
 }
 
 /// Calls whatever `callee` stands for: a partial, a method caller, a known API, one of the

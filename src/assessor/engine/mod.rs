@@ -9,6 +9,7 @@
 //! - `scan`: walks the tree, binds names as Python would, evaluates expressions.
 //! - `calls`: applies the rules to each call; `process_calls`, `files` and `methods` hold
 //!   the program-start, file and method-call parts of that.
+//! - `classes`: the program's classes and the code that runs as one is created.
 //! - `flow`: values followed through assignments and the program's own functions.
 //! - `value`: what is known about a value: dotted name, folded text, taint.
 //! - `fold`: `%`/`format` substitution and hex/base64/rot13 decoding of constants.
@@ -22,6 +23,7 @@
 
 mod calls;
 mod catalog;
+mod classes;
 mod combine;
 mod files;
 pub(crate) mod findings;

@@ -53,8 +53,8 @@ pub struct Scanner<'a> {
     loops: Vec<LoopFrame>,
     /// The functions whose definitions are being walked, innermost last.
     defining: Vec<DefFrame<'a>>,
-    /// The program's classes (indexed by `Kind::Class`): their methods by name.
-    classes: Vec<Vec<(&'a str, u32)>>,
+    /// The program's classes (indexed by `Kind::Class`).
+    pub(super) classes: Vec<super::classes::Class<'a>>,
 }
 
 /// A function whose body is being walked where it is defined: does it start processes,
@@ -163,54 +163,43 @@ impl<'a> Scanner<'a> {
             }
             StmtKind::Def {
                 name,
-                params,
                 body,
-                is_class,
+                is_class: true,
+                ..
+            } => self.define_class(stmt, name, body),
+            StmtKind::Def {
+                name, params, body, ..
             } => {
-                let mut decorators = Vec::new();
-                stmt.for_each_header_expr(|e| {
-                    let value = self.eval(e);
-                    if super::calls::is_callable(&value) {
-                        decorators.push(value);
-                    }
+                let decorators: Vec<Value> = stmt
+                    .header()
+                    .decorators
+                    .iter()
+                    .map(|e| self.eval(*e))
+                    .filter(super::calls::is_callable)
+                    .collect();
+                self.defining.push(DefFrame {
+                    name,
+                    forks: None,
+                    recurses: false,
                 });
-                if is_class {
-                    self.bind(name, Value::UNKNOWN);
-                    self.scopes.push(Scope::default());
-                    self.scan_block(body);
-                    let scope = self.scopes.pop().unwrap_or_default();
-                    let class = self.remember_class(scope);
-                    self.bind(name, class);
-                } else {
-                    self.defining.push(DefFrame {
-                        name,
-                        forks: None,
-                        recurses: false,
-                    });
-                    let (value, returned) = self.define_function(params, body);
-                    if let Some(DefFrame {
-                        forks: Some(at),
-                        recurses: true,
-                        ..
-                    }) = self.defining.pop()
-                    {
-                        self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
-                    }
-                    if name == "__reduce__" || name == "__reduce_ex__" {
-                        self.reduce_gadget(&returned, stmt.start());
-                    }
-                    // `@decorator` is called with the function (innermost first); the
-                    // name keeps the function so later calls are still followed.
-                    for decorator in decorators.iter().rev() {
-                        super::calls::call_indirect(
-                            self,
-                            decorator,
-                            vec![value.clone()],
-                            stmt.start(),
-                        );
-                    }
-                    self.bind(name, value);
+                let (value, returned) = self.define_function(params, body);
+                if let Some(DefFrame {
+                    forks: Some(at),
+                    recurses: true,
+                    ..
+                }) = self.defining.pop()
+                {
+                    self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
                 }
+                if name == "__reduce__" || name == "__reduce_ex__" {
+                    self.reduce_gadget(&returned, stmt.start());
+                }
+                // `@decorator` is called with the function (innermost first); the
+                // name keeps the function so later calls are still followed.
+                for decorator in decorators.iter().rev() {
+                    super::calls::call_indirect(self, decorator, vec![value.clone()], stmt.start());
+                }
+                self.bind(name, value);
             }
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
@@ -478,34 +467,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A class of the program: its methods, so that calls through its instances are
-    /// followed into them.
-    fn remember_class(&mut self, scope: Scope<'a>) -> Value {
-        let methods: Vec<(&'a str, u32)> = scope
-            .into_iter()
-            .filter_map(|(name, value)| match value.kind {
-                Kind::Function(index) => Some((name, index)),
-                _ => None,
-            })
-            .collect();
-        match u32::try_from(self.classes.len()) {
-            Ok(index) if self.classes.len() < MAX_TRACKED_ATTRIBUTES => {
-                self.classes.push(methods);
-                Value {
-                    kind: Kind::Class(index),
-                    taint: Taint::NONE,
-                }
-            }
-            _ => Value::UNKNOWN,
-        }
-    }
-
-    /// The method `name` of the program's class `class`, if it has one.
-    pub(super) fn method_of(&self, class: u32, name: &str) -> Option<u32> {
-        let methods = self.classes.get(class as usize)?;
-        methods.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
-    }
-
     /// `{key: value}` with known keys folds (up to the fold limits); `**mapping` or a
     /// computed key leaves an unknown value with the data taint of everything in it.
     fn dict(&mut self, items: Vec<(Option<Expr<'a>>, Expr<'a>)>) -> Value {
@@ -626,6 +587,9 @@ impl<'a> Scanner<'a> {
 
     /// `value.attr` where `value` is not being called.
     pub fn attribute(&self, value: &Value, attr: &str) -> Value {
+        if let Some(member) = self.member_of(value, attr) {
+            return member;
+        }
         match &value.kind {
             // `os.environ.copy` keeps the environment's taint.
             Kind::Name(name) => self
