@@ -85,15 +85,9 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             return Value::unknown(args.data_taint());
         }
         let result = method_call(s, &object, attr, &args, at);
-        // `parser.read(secret_path)`, `items.append(secret)`: the object now holds secrets.
-        let secret = Taint::SECRET.with(Taint::CREDENTIAL);
-        let flows = result.taint.with(args.data_taint());
-        if flows.has(secret) {
-            if let ExprKind::Attribute { value, .. } = func.kind() {
-                if let ExprKind::Name(name) = value.kind() {
-                    let held = s.lookup(name).tainted(Taint::SECRET);
-                    s.bind(name, held);
-                }
+        if let ExprKind::Attribute { value, .. } = func.kind() {
+            if let ExprKind::Name(name) = value.kind() {
+                update_receiver(s, name, &object, attr, &args, &result);
             }
         }
         return result;
@@ -105,6 +99,26 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         _ => {}
     }
     call_value(s, &callee, args, at)
+}
+
+/// `name.method(args)` changed the object bound to `name`: `ops.append(os.system)` fills
+/// a list, `parser.read(secret_path)` or `items.append(secret)` makes it hold secrets.
+fn update_receiver<'a>(
+    s: &mut Scanner<'a>,
+    name: &'a str,
+    object: &Value,
+    method: &str,
+    args: &Args<'a>,
+    result: &Value,
+) {
+    if let Some(filled) = s.filled(object, method, args) {
+        s.rebind(name, filled);
+    }
+    let secret = Taint::SECRET.with(Taint::CREDENTIAL);
+    if result.taint.with(args.data_taint()).has(secret) {
+        let held = s.lookup(name).tainted(Taint::SECRET);
+        s.rebind(name, held);
+    }
 }
 
 /// `super()` (with or without arguments).
@@ -286,6 +300,15 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
             first.clone()
         }
+        // `dict()`, `dict(run=os.system)`, `list()`: containers to be filled.
+        (Some("builtins.dict"), None) => {
+            let empty = Value {
+                kind: Kind::Dict(std::rc::Rc::new([])),
+                taint: Taint::NONE,
+            };
+            s.filled(&empty, "update", args).unwrap_or(empty)
+        }
+        (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
         (Some("builtins.map" | "builtins.filter"), Some(function))
             if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
         {

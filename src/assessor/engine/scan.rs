@@ -279,14 +279,38 @@ impl<'a> Scanner<'a> {
                     }
                 }
             }
+            ExprKind::Subscript {
+                value: container,
+                index,
+            } if matches!(container.kind(), ExprKind::Name(_)) => {
+                // `handlers["run"] = os.system`: the dict now holds it.
+                let ExprKind::Name(name) = container.kind() else {
+                    return;
+                };
+                let current = self.lookup(name);
+                let key = self.eval(index);
+                let stored = self.store_item(&current, &key, value);
+                self.rebind(name, stored);
+            }
             _ => {
-                // `d[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
+                // `f()[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
                 target.for_each_child(|child| {
                     if let Child::Expr(e) = child {
                         self.eval(e);
                     }
                 });
             }
+        }
+    }
+
+    /// Gives `name` a new value where it is bound (an object changed in place, such as a
+    /// global dict filled inside a function), or here when it is not bound yet.
+    pub(super) fn rebind(&mut self, name: &'a str, value: Value) {
+        match self.scopes.iter_mut().rev().find(|s| s.contains_key(name)) {
+            Some(scope) => {
+                scope.insert(name, value);
+            }
+            None => self.bind(name, value),
         }
     }
 
@@ -705,7 +729,9 @@ impl<'a> Scanner<'a> {
         if let Kind::Dict(_) = container.kind {
             return match container.get(&key) {
                 Some(value) => value.clone(),
-                None => Value::unknown(container.deep_taint().data()),
+                None if key.is_constant() => Value::unknown(container.deep_taint().data()),
+                None => super::containers::any_callable(&container)
+                    .unwrap_or_else(|| Value::unknown(container.deep_taint().data())),
             };
         }
         match (&container.kind, key.exact_text(), key.as_int()) {

@@ -238,13 +238,15 @@ impl Value {
         let Kind::Dict(pairs) = &self.kind else {
             return None;
         };
-        pairs.iter().find_map(|(k, v)| {
-            let same = match (k.exact_text(), key.exact_text()) {
-                (Some(a), Some(b)) => a == b,
-                _ => k.as_int().is_some() && k.as_int() == key.as_int(),
-            };
-            same.then_some(v)
-        })
+        pairs.iter().find_map(|(k, v)| k.same_key(key).then_some(v))
+    }
+
+    /// Whether two dict keys are the same known text or the same integer.
+    pub fn same_key(&self, other: &Value) -> bool {
+        match (self.exact_text(), other.exact_text()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.as_int().is_some() && self.as_int() == other.as_int(),
+        }
     }
 }
 
