@@ -14,7 +14,7 @@ use super::parser::{Call, ExprKind};
 use super::process_calls::{exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::Scanner;
-use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};
+use super::value::{Kind, Piece, Taint, Value, ENDLESS, UNKNOWN_PART};
 
 /// Evaluated arguments of one call.
 pub(super) struct Args<'a> {
@@ -309,6 +309,12 @@ pub(super) fn plain_call<'a>(
             s.filled(&empty, "update", args).unwrap_or(empty)
         }
         (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
+        (Some("builtins.range"), _) => range(&args.positional),
+        (Some("itertools.count" | "itertools.cycle"), _) => iterations(Some(ENDLESS)),
+        (Some("itertools.repeat"), _) => match args.get(1, "times") {
+            Some(times) => iterations(times.as_int()),
+            None => iterations(Some(ENDLESS)),
+        },
         (Some("builtins.map" | "builtins.filter"), Some(function))
             if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
         {
@@ -363,6 +369,33 @@ pub(super) fn plain_call<'a>(
             value
         }
         _ => Value::unknown(args.data_taint().with(callee.taint.data())),
+    }
+}
+
+/// `range(stop)`, `range(start, stop[, step])` of known integers: how many items.
+fn range(args: &[Value]) -> Value {
+    let ints: Option<Vec<i64>> = args.iter().map(Value::as_int).collect();
+    let length = match ints.as_deref() {
+        Some(&[stop]) => Some(stop.max(0)),
+        Some(&[start, stop]) => stop.checked_sub(start).map(|n| n.max(0)),
+        Some(&[start, stop, step]) if step != 0 => stop
+            .checked_sub(start)
+            .and_then(|span| span.checked_add(step - step.signum()))
+            .and_then(|n| n.checked_div(step))
+            .map(|n| n.max(0)),
+        _ => None,
+    };
+    iterations(length)
+}
+
+/// An iterator of `length` items (unknown when `None`).
+fn iterations(length: Option<i64>) -> Value {
+    match length {
+        Some(n) => Value {
+            kind: Kind::Range(n),
+            taint: Taint::NONE,
+        },
+        None => Value::UNKNOWN,
     }
 }
 
@@ -613,7 +646,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                         .map_or_else(|| vec![list.clone()], <[Value]>::to_vec),
                     None => Vec::new(),
                 };
-                call_indirect(s, &function, positional, at);
+                // The target runs in the new thread or process (or later): what it waits
+                // for does not make the loop that starts it wait.
+                s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
             }
             Value::UNKNOWN
         }

@@ -450,6 +450,7 @@ pub enum BinOp {
     Sub,
     BitXor,
     BitAnd,
+    Pow,
     Other,
 }
 
@@ -463,6 +464,7 @@ fn bin_op(op: ast::Operator) -> BinOp {
         ast::Operator::Sub => BinOp::Sub,
         ast::Operator::BitXor => BinOp::BitXor,
         ast::Operator::BitAnd => BinOp::BitAnd,
+        ast::Operator::Pow => BinOp::Pow,
         _ => BinOp::Other,
     }
 }

@@ -18,7 +18,7 @@ use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
-use super::value::{piece, Folder, Kind, Piece, Taint, Value};
+use super::value::{piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
 /// would let a program make every lookup collide.
@@ -68,10 +68,19 @@ struct DefFrame<'a> {
 /// What one loop being walked has done so far.
 #[derive(Default)]
 struct LoopFrame {
-    /// `while True` (or another constant true test).
-    forever: bool,
-    /// Processes or threads started in it, and where.
+    /// How many times the body runs, when known: `ENDLESS` for `while True` (or another
+    /// constant true test) and `itertools.count()`.
+    runs: Option<i64>,
+    /// Where processes or threads are started in it (the first few).
     forks: Vec<u32>,
+    /// How many are started per pass (nested loops multiplied in).
+    starts: i64,
+    /// A pass forks the process itself (`os.fork`), so each child runs the rest of the
+    /// loop too and the count doubles per pass.
+    doubles: bool,
+    /// Something in it ends the process or replaces it (`os._exit`, `os.exec*`): a
+    /// forked child stops there instead of doubling.
+    child_ends: bool,
     /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
     bounded: bool,
 }
@@ -147,7 +156,7 @@ impl<'a> Scanner<'a> {
                 orelse,
             } => {
                 let items = self.eval(iter);
-                self.enter_loop(false);
+                self.enter_loop(items.length());
                 self.scan_for(target, items, body);
                 self.leave_loop();
                 self.scan_block(orelse);
@@ -211,7 +220,7 @@ impl<'a> Scanner<'a> {
                 let test = self.eval(test);
                 let forever = test.as_int().is_some_and(|n| n != 0)
                     || test.exact_text().is_some_and(|t| !t.is_empty());
-                self.enter_loop(forever);
+                self.enter_loop(forever.then_some(ENDLESS));
                 self.scan_block(body);
                 self.leave_loop();
                 self.scan_block(orelse);
@@ -386,29 +395,51 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn enter_loop(&mut self, forever: bool) {
+    /// A loop begins; `runs` is how many times its body runs, when known (`ENDLESS`
+    /// for `while True`).
+    fn enter_loop(&mut self, runs: Option<i64>) {
         self.loops.push(LoopFrame {
-            forever,
+            runs,
             ..LoopFrame::default()
         });
     }
 
-    /// A loop that never ends nor waits, starting processes or threads, is a fork bomb;
-    /// any other loop hands what it saw to the loop around it.
+    /// A loop that starts processes or threads without ever waiting or ending is a fork
+    /// bomb when it never ends, when each pass doubles the processes (`os.fork`) for at
+    /// least `MIN_DOUBLINGS` passes, or when it starts `MIN_STARTS` of them in all; any
+    /// other loop hands what it saw to the loop around it.
     fn leave_loop(&mut self) {
         let Some(frame) = self.loops.pop() else {
             return;
         };
-        if frame.forever && !frame.bounded {
+        let forever = frame.runs == Some(ENDLESS);
+        let runs = frame.runs.unwrap_or(1).max(1);
+        let started = frame.starts.saturating_mul(runs);
+        let doubles = frame.doubles && !frame.child_ends;
+        let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
+        if runaway && !frame.bounded {
             if let Some(&at) = frame.forks.first() {
                 self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+                return;
             }
+        }
+        if forever && !frame.bounded {
             return;
         }
         if let Some(outer) = self.loops.last_mut() {
             outer.forks.extend(frame.forks.into_iter().take(4));
-            outer.bounded |= frame.bounded && !frame.forever;
+            outer.starts = outer.starts.saturating_add(started);
+            outer.doubles |= doubles;
+            outer.bounded |= frame.bounded && !forever;
         }
+    }
+
+    /// Runs `f` as code that does not run in the loops being walked (a thread's target).
+    pub(super) fn apart_from_loops<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let loops = std::mem::take(&mut self.loops);
+        let result = f(self);
+        self.loops = loops;
+        result
     }
 
     fn loop_exits(&mut self) {
@@ -452,12 +483,23 @@ impl<'a> Scanner<'a> {
             "getline",
             "connect",
         ];
+        // The process ends or becomes another program: a forked child that does this
+        // does not go on looping (the parent may).
+        const ENDS: &[&str] = &[
+            "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+            "execlp", "execlpe",
+        ];
+        let last = name.rsplit('.').next().unwrap_or(name);
         if FORK_STARTS.contains(&name) {
             if frame.forks.len() < 4 {
                 frame.forks.push(at);
             }
-        } else if WAITS.contains(&name.rsplit('.').next().unwrap_or(name)) {
+            frame.starts = frame.starts.saturating_add(1);
+            frame.doubles |= FORKS_ITSELF.contains(&name);
+        } else if WAITS.contains(&last) {
             frame.bounded = true;
+        } else if ENDS.contains(&last) {
+            frame.child_ends = true;
         }
     }
 
@@ -800,6 +842,7 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
         BinOp::Sub => a.checked_sub(b),
         BinOp::BitXor => Some(a ^ b),
         BinOp::BitAnd => Some(a & b),
+        BinOp::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
         _ => None,
     }
 }
@@ -815,6 +858,16 @@ const FORK_STARTS: &[&str] = &[
     "os.posix_spawn",
     "os.posix_spawnp",
 ];
+
+/// Starts that copy the running process, loop and all.
+const FORKS_ITSELF: &[&str] = &["os.fork", "os.forkpty", "pty.fork"];
+
+/// Passes of a loop that forks itself from which the processes (2 to that power) are a
+/// bomb in effect.
+const MIN_DOUBLINGS: i64 = 10;
+
+/// Processes or threads started by one loop, never waited for, that are a bomb in effect.
+const MIN_STARTS: i64 = 1000;
 
 /// Longest string a repetition (`"ab" * n`) is folded to.
 const MAX_REPEATED_STR: usize = 4096;
@@ -844,6 +897,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("tuple", "builtins.tuple"),
     ("sorted", "builtins.sorted"),
     ("dict", "builtins.dict"),
+    ("range", "builtins.range"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.
