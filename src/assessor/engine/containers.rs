@@ -2,13 +2,17 @@
 //! `update`, `setdefault`. The container bound to a name is rebound with the new items,
 //! so a callable or command stored in it is still known where it is taken out and called.
 //!
-//! Called by `scan` (subscript assignment) and `calls` (method calls on a name). Folding
-//! stays within the fold limits: past them the container keeps only its data taint.
+//! Called by `scan` (subscript assignment) and `calls` (method calls on a name). Only
+//! containers of up to `MAX_FILLED_ITEMS` are followed (each fill copies one), past that
+//! they keep only their data taint; fills are not charged to the fold budget, so padding
+//! a program with them cannot use it up.
 
 use super::calls::{is_callable, Args};
-use super::input_limits::MAX_FOLDED_ITEMS;
 use super::scan::Scanner;
 use super::value::{Kind, Taint, Value};
+
+/// Most items a list or dict filled at run time is followed with.
+const MAX_FILLED_ITEMS: usize = 64;
 
 impl Scanner<'_> {
     /// `container[key] = value` for a list or a dict with known keys.
@@ -19,7 +23,7 @@ impl Scanner<'_> {
                 Some(i) if i < items.len() => {
                     let mut items = items.to_vec();
                     items[i] = value;
-                    self.folder.seq(items)
+                    list(items)
                 }
                 _ => Value::unknown(
                     container
@@ -49,19 +53,19 @@ impl Scanner<'_> {
             (Kind::Seq(items), "append") => {
                 let mut items = items.to_vec();
                 items.push(first?.clone());
-                Some(self.folder.seq(items))
+                Some(list(items))
             }
             (Kind::Seq(items), "insert") => {
                 let at = args.positional.first()?.as_int()?;
                 let mut items = items.to_vec();
                 let at = usize::try_from(at).unwrap_or(0).min(items.len());
                 items.insert(at, args.positional.get(1)?.clone());
-                Some(self.folder.seq(items))
+                Some(list(items))
             }
             (Kind::Seq(items), "extend") => {
                 let mut items = items.to_vec();
                 items.extend(first?.items()?.iter().cloned());
-                Some(self.folder.seq(items))
+                Some(list(items))
             }
             (Kind::Dict(_), "setdefault") => match container.get(first?) {
                 Some(_) => None,
@@ -106,7 +110,7 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
     let Kind::Dict(pairs) = &dict.kind else {
         return lost();
     };
-    if !known_key || pairs.len() >= MAX_FOLDED_ITEMS {
+    if !known_key || pairs.len() >= MAX_FILLED_ITEMS {
         return lost();
     }
     let mut pairs = pairs.to_vec();
@@ -116,6 +120,20 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
     }
     Value {
         kind: Kind::Dict(pairs.into()),
+        taint: Taint::NONE,
+    }
+}
+
+/// A filled list; past `MAX_FILLED_ITEMS` only its data taint is kept.
+fn list(items: Vec<Value>) -> Value {
+    if items.len() > MAX_FILLED_ITEMS {
+        let taint = items
+            .iter()
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+        return Value::unknown(taint);
+    }
+    Value {
+        kind: Kind::Seq(items.into()),
         taint: Taint::NONE,
     }
 }
