@@ -22,7 +22,7 @@ impl Scanner<'_> {
             Kind::Seq(items) => match key.as_int().and_then(|i| usize::try_from(i).ok()) {
                 Some(i) if i < items.len() => {
                     let mut items = items.to_vec();
-                    items[i] = value;
+                    items[i] = flat(value);
                     list(items)
                 }
                 _ => Value::unknown(
@@ -52,19 +52,19 @@ impl Scanner<'_> {
         match (&container.kind, method) {
             (Kind::Seq(items), "append") => {
                 let mut items = items.to_vec();
-                items.push(first?.clone());
+                items.push(flat(first?.clone()));
                 Some(list(items))
             }
             (Kind::Seq(items), "insert") => {
                 let at = args.positional.first()?.as_int()?;
                 let mut items = items.to_vec();
                 let at = usize::try_from(at).unwrap_or(0).min(items.len());
-                items.insert(at, args.positional.get(1)?.clone());
+                items.insert(at, flat(args.positional.get(1)?.clone()));
                 Some(list(items))
             }
             (Kind::Seq(items), "extend") => {
                 let mut items = items.to_vec();
-                items.extend(first?.items()?.iter().cloned());
+                items.extend(first?.items()?.iter().cloned().map(flat));
                 Some(list(items))
             }
             (Kind::Dict(_), "setdefault") => match container.get(first?) {
@@ -113,6 +113,7 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
     if !known_key || pairs.len() >= MAX_FILLED_ITEMS {
         return lost();
     }
+    let value = flat(value);
     let mut pairs = pairs.to_vec();
     match pairs.iter().position(|(k, _)| k.same_key(&key)) {
         Some(i) => pairs[i].1 = value,
@@ -122,6 +123,27 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
         kind: Kind::Dict(pairs.into()),
         taint: Taint::NONE,
     }
+}
+
+/// What a fill stores: a short flat list or dict (an argv, a pair) as it is; one that
+/// holds containers, or is long, as its own and its items' data taint only. So no fill
+/// nests deeper than that (a list appended to itself, again and again, would otherwise be
+/// a value exponentially large to walk).
+fn flat(value: Value) -> Value {
+    let nested: Vec<&Value> = match &value.kind {
+        Kind::Seq(items) => items.iter().collect(),
+        Kind::Dict(pairs) => pairs.iter().map(|(_, v)| v).collect(),
+        _ => return value,
+    };
+    let shallow = nested.len() <= MAX_FILLED_ITEMS
+        && nested
+            .iter()
+            .all(|v| !matches!(v.kind, Kind::Seq(_) | Kind::Dict(_)));
+    if shallow {
+        return value;
+    }
+    let taint = nested.iter().fold(value.taint, |t, v| t.with(v.taint));
+    Value::unknown(taint.data())
 }
 
 /// A filled list; past `MAX_FILLED_ITEMS` only its data taint is kept.
