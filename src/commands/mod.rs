@@ -46,19 +46,19 @@ pub fn run(cli: Cli) -> ExitCode {
     init_logging(&settings, is_quiet(&cli.command));
     match run_without_runtime(cli.command, &settings) {
         Ok(status) => status,
-        Err(command) => actix_rt::System::new().block_on(dispatch(command, settings)),
+        Err(command) => actix_rt::System::new().block_on(dispatch(*command, settings)),
     }
 }
 
 /// Commands that do no I/O concurrently run without the async runtime (`assess` is often
 /// run once per file, and starting the runtime cost more than assessing); any other
 /// command is handed back.
-fn run_without_runtime(command: Command, settings: &Settings) -> Result<ExitCode, Command> {
+fn run_without_runtime(command: Command, settings: &Settings) -> Result<ExitCode, Box<Command>> {
     match command {
         Command::Assess(args) => Ok(assess::assess(settings, args)),
         Command::Audit { command } => Ok(audit::audit(settings, command)),
         Command::Keygen(args) => Ok(keygen::keygen(args)),
-        other => Err(other),
+        other => Err(Box::new(other)),
     }
 }
 
