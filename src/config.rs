@@ -601,6 +601,8 @@ pub struct NetworkSettings {
 pub enum ConfigError {
     #[error("cannot read settings: {0}")]
     Load(#[from] config::ConfigError),
+    #[error("cannot read the built-in settings: {0}")]
+    Defaults(#[from] toml::de::Error),
     #[error("setting {key} is invalid: {why}")]
     Invalid { key: &'static str, why: String },
     #[error("{}; config/default.toml lists every setting", describe_unknown(.0))]
@@ -622,6 +624,15 @@ fn describe_unknown(keys: &[UnknownKey]) -> String {
         .map(|k| format!("unknown setting `{}` {}", k.key, k.origin))
         .collect();
     each.join("; ")
+}
+
+/// Whether any `CORDON__*` variable is set (one may override a setting).
+fn environment_sets_any() -> bool {
+    let prefix = format!("{ENV_PREFIX}__");
+    std::env::vars_os().any(|(name, _)| {
+        name.to_str()
+            .is_some_and(|n| n.to_ascii_uppercase().starts_with(&prefix))
+    })
 }
 
 /// The environment variable that sets the dotted `key`.
@@ -652,6 +663,14 @@ fn origin_of(key: &str, file: Option<&Path>) -> String {
 impl Settings {
     /// Loads the defaults, then `file` if given, then the environment.
     pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
+        if file.is_none() && !environment_sets_any() {
+            return Self::defaults();
+        }
+        Self::merged(file)
+    }
+
+    /// The defaults, then `file` if given, then the environment, merged key by key.
+    fn merged(file: Option<&Path>) -> Result<Settings, ConfigError> {
         let mut builder =
             Config::builder().add_source(File::from_str(DEFAULT_TOML, FileFormat::Toml));
         if let Some(path) = file {
@@ -680,6 +699,15 @@ impl Settings {
                 .collect();
             return Err(ConfigError::UnknownKeys(keys));
         }
+        settings.fill_derived()?;
+        Ok(settings)
+    }
+
+    /// The built-in settings, read straight from `config/default.toml`: what `load` gives
+    /// when no file or variable overrides anything, without the merging (which cost more
+    /// than a one-file `cordon assess`). A test holds the two equal.
+    fn defaults() -> Result<Settings, ConfigError> {
+        let mut settings: Settings = toml::from_str(DEFAULT_TOML)?;
         settings.fill_derived()?;
         Ok(settings)
     }
@@ -764,6 +792,14 @@ fn default_data_dir() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_defaults_read_directly_are_the_merged_defaults() {
+        // `load` skips the merging when nothing overrides the defaults: same settings.
+        let direct = Settings::defaults().unwrap();
+        let merged = Settings::merged(None).unwrap();
+        assert_eq!(format!("{direct:?}"), format!("{merged:?}"));
+    }
 
     #[test]
     fn the_compiled_in_defaults_load() {

@@ -1,5 +1,6 @@
 //! Runs what the command line asked for: loads settings, sets up logging, and starts the
-//! actix system that every command runs in. One file per command.
+//! actix system that the concurrent commands run in (`assess`, `audit` and `keygen` run
+//! without it). One file per command.
 
 mod assess;
 mod audit;
@@ -43,8 +44,22 @@ pub fn run(cli: Cli) -> ExitCode {
         }
     };
     init_logging(&settings, is_quiet(&cli.command));
-    let system = actix_rt::System::new();
-    system.block_on(dispatch(cli.command, settings))
+    match run_without_runtime(cli.command, &settings) {
+        Ok(status) => status,
+        Err(command) => actix_rt::System::new().block_on(dispatch(*command, settings)),
+    }
+}
+
+/// Commands that do no I/O concurrently run without the async runtime (`assess` is often
+/// run once per file, and starting the runtime cost more than assessing); any other
+/// command is handed back.
+fn run_without_runtime(command: Command, settings: &Settings) -> Result<ExitCode, Box<Command>> {
+    match command {
+        Command::Assess(args) => Ok(assess::assess(settings, args)),
+        Command::Audit { command } => Ok(audit::audit(settings, command)),
+        Command::Keygen(args) => Ok(keygen::keygen(args)),
+        other => Err(Box::new(other)),
+    }
 }
 
 async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
@@ -53,14 +68,14 @@ async fn dispatch(command: Command, settings: Arc<Settings>) -> ExitCode {
         Command::Serve { role, nats } => up::serve(settings, &role, &nats).await,
         Command::Exec(args) => exec::exec(settings, args).await,
         Command::Doctor => doctor::doctor(&settings).await,
-        Command::Audit { command } => audit::audit(&settings, command),
         Command::Image { command } => image::image(&settings, command).await,
         Command::Session { command } => session::session(settings, command).await,
         Command::Mcp(args) => mcp::mcp(settings, args).await,
-        Command::Assess(args) => assess::assess(&settings, args),
-        Command::Keygen(args) => keygen::keygen(args),
         Command::Override(args) => override_cmd::override_request(settings, args).await,
         Command::ProxyWorker { port } => proxy_worker(port).await,
+        // Run by `run` before any runtime starts; handled here too so that every command
+        // has one place it is dispatched from.
+        other => run_without_runtime(other, &settings).unwrap_or(ExitCode::FAILURE),
     }
 }
 

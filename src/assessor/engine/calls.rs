@@ -14,7 +14,7 @@ use super::parser::{Call, ExprKind};
 use super::process_calls::{exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::Scanner;
-use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};
+use super::value::{Kind, Piece, Taint, Value, ENDLESS, UNKNOWN_PART};
 
 /// Evaluated arguments of one call.
 pub(super) struct Args<'a> {
@@ -58,8 +58,11 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             let object = s.eval(value);
             if object.qualified_name().is_some() {
                 s.attribute(&object, attr)
+            } else if let Some(member) = s.member_of(&object, attr) {
+                // `Runner(cmd).run()`, `Cls.helper(x)`: the program's own method.
+                member
             } else {
-                receiver = Some((object, attr));
+                receiver = Some((object, attr, is_super_call(value)));
                 Value::UNKNOWN
             }
         }
@@ -70,29 +73,21 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
     };
     check_argument_text(s, &args, at);
-    if let Some((object, attr)) = receiver {
-        s.note_call_in_loop(attr, at);
-        if let Kind::Instance(class) = object.kind {
-            // `Runner(cmd).run()`: the method runs with `self` and its arguments bound.
-            return match s.method_of(class, attr) {
-                Some(method) => {
-                    let mut positional = vec![object.clone()];
-                    positional.extend(args.positional.iter().cloned());
-                    s.call_function(method, &positional, &args.keywords)
-                }
-                None => Value::unknown(args.data_taint()),
-            };
+    if let Some((object, attr, through_super)) = receiver {
+        if through_super {
+            // `super().m()` inside `m` calls the parent's `m`: not the method recursing.
+            s.note_call_in_loop(&format!("super.{attr}"), at);
+        } else {
+            s.note_call_in_loop(attr, at);
+        }
+        if let Kind::Instance(_) | Kind::Class(_) = object.kind {
+            // A method the class does not define (inherited from outside the program).
+            return Value::unknown(args.data_taint());
         }
         let result = method_call(s, &object, attr, &args, at);
-        // `parser.read(secret_path)`, `items.append(secret)`: the object now holds secrets.
-        let secret = Taint::SECRET.with(Taint::CREDENTIAL);
-        let flows = result.taint.with(args.data_taint());
-        if flows.has(secret) {
-            if let ExprKind::Attribute { value, .. } = func.kind() {
-                if let ExprKind::Name(name) = value.kind() {
-                    let held = s.lookup(name).tainted(Taint::SECRET);
-                    s.bind(name, held);
-                }
+        if let ExprKind::Attribute { value, .. } = func.kind() {
+            if let ExprKind::Name(name) = value.kind() {
+                update_receiver(s, name, &object, attr, &args, &result);
             }
         }
         return result;
@@ -104,6 +99,34 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         _ => {}
     }
     call_value(s, &callee, args, at)
+}
+
+/// `name.method(args)` changed the object bound to `name`: `ops.append(os.system)` fills
+/// a list, `parser.read(secret_path)` or `items.append(secret)` makes it hold secrets.
+fn update_receiver<'a>(
+    s: &mut Scanner<'a>,
+    name: &'a str,
+    object: &Value,
+    method: &str,
+    args: &Args<'a>,
+    result: &Value,
+) {
+    if let Some(filled) = s.filled(object, method, args) {
+        s.rebind(name, filled);
+    }
+    let secret = Taint::SECRET.with(Taint::CREDENTIAL);
+    if result.taint.with(args.data_taint()).has(secret) {
+        let held = s.lookup(name).tainted(Taint::SECRET);
+        s.rebind(name, held);
+    }
+}
+
+/// `super()` (with or without arguments).
+fn is_super_call(expr: super::parser::Expr<'_>) -> bool {
+    let ExprKind::Call(call) = expr.kind() else {
+        return false;
+    };
+    matches!(call.func().kind(), ExprKind::Name("super"))
 }
 
 /// Calls whatever `callee` stands for: a partial, a method caller, a known API, one of the
@@ -277,6 +300,21 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
             first.clone()
         }
+        // `dict()`, `dict(run=os.system)`, `list()`: containers to be filled.
+        (Some("builtins.dict"), None) => {
+            let empty = Value {
+                kind: Kind::Dict(std::rc::Rc::new([])),
+                taint: Taint::NONE,
+            };
+            s.filled(&empty, "update", args).unwrap_or(empty)
+        }
+        (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
+        (Some("builtins.range"), _) => range(&args.positional),
+        (Some("itertools.count" | "itertools.cycle"), _) => iterations(Some(ENDLESS)),
+        (Some("itertools.repeat"), _) => match args.get(1, "times") {
+            Some(times) => iterations(times.as_int()),
+            None => iterations(Some(ENDLESS)),
+        },
         (Some("builtins.map" | "builtins.filter"), Some(function))
             if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
         {
@@ -331,6 +369,33 @@ pub(super) fn plain_call<'a>(
             value
         }
         _ => Value::unknown(args.data_taint().with(callee.taint.data())),
+    }
+}
+
+/// `range(stop)`, `range(start, stop[, step])` of known integers: how many items.
+fn range(args: &[Value]) -> Value {
+    let ints: Option<Vec<i64>> = args.iter().map(Value::as_int).collect();
+    let length = match ints.as_deref() {
+        Some(&[stop]) => Some(stop.max(0)),
+        Some(&[start, stop]) => stop.checked_sub(start).map(|n| n.max(0)),
+        Some(&[start, stop, step]) if step != 0 => stop
+            .checked_sub(start)
+            .and_then(|span| span.checked_add(step - step.signum()))
+            .and_then(|n| n.checked_div(step))
+            .map(|n| n.max(0)),
+        _ => None,
+    };
+    iterations(length)
+}
+
+/// An iterator of `length` items (unknown when `None`).
+fn iterations(length: Option<i64>) -> Value {
+    match length {
+        Some(n) => Value {
+            kind: Kind::Range(n),
+            taint: Taint::NONE,
+        },
+        None => Value::UNKNOWN,
     }
 }
 
@@ -581,7 +646,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                         .map_or_else(|| vec![list.clone()], <[Value]>::to_vec),
                     None => Vec::new(),
                 };
-                call_indirect(s, &function, positional, at);
+                // The target runs in the new thread or process (or later): what it waits
+                // for does not make the loop that starts it wait.
+                s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
             }
             Value::UNKNOWN
         }

@@ -9,6 +9,8 @@
 //! - `scan`: walks the tree, binds names as Python would, evaluates expressions.
 //! - `calls`: applies the rules to each call; `process_calls`, `files` and `methods` hold
 //!   the program-start, file and method-call parts of that.
+//! - `classes`: the program's classes and the code that runs as one is created.
+//! - `containers`: lists and dicts filled at run time (`d[k] = f`, `append`, `update`).
 //! - `flow`: values followed through assignments and the program's own functions.
 //! - `value`: what is known about a value: dotted name, folded text, taint.
 //! - `fold`: `%`/`format` substitution and hex/base64/rot13 decoding of constants.
@@ -22,7 +24,9 @@
 
 mod calls;
 mod catalog;
+mod classes;
 mod combine;
+mod containers;
 mod files;
 pub(crate) mod findings;
 mod flow;

@@ -304,24 +304,23 @@ impl<'a> Stmt<'a> {
     }
 
     /// Expressions of a `def`/`class` evaluated where it is defined, parameter defaults
-    /// aside (they come with `StmtKind::Def`'s parameters): decorators, base classes.
-    pub fn for_each_header_expr(self, mut each: impl FnMut(Expr<'a>)) {
-        match self.0 {
-            ast::Stmt::FunctionDef(s) => {
-                s.decorator_list
+    /// aside (they come with `StmtKind::Def`'s parameters): decorators, and a class's
+    /// bases and keyword arguments (`metaclass=`, and what `__init_subclass__` receives).
+    pub fn header(self) -> Header<'a> {
+        let (decorators, arguments) = match self.0 {
+            ast::Stmt::FunctionDef(s) => (&s.decorator_list, None),
+            ast::Stmt::ClassDef(s) => (&s.decorator_list, s.arguments.as_deref()),
+            _ => return Header::default(),
+        };
+        Header {
+            decorators: decorators.iter().map(|d| Expr(&d.expression)).collect(),
+            bases: arguments.map_or_else(Vec::new, |a| a.args.iter().map(Expr).collect()),
+            keywords: arguments.map_or_else(Vec::new, |a| {
+                a.keywords
                     .iter()
-                    .for_each(|d| each(Expr(&d.expression)));
-            }
-            ast::Stmt::ClassDef(s) => {
-                s.decorator_list
-                    .iter()
-                    .for_each(|d| each(Expr(&d.expression)));
-                if let Some(arguments) = &s.arguments {
-                    arguments.args.iter().for_each(|a| each(Expr(a)));
-                    arguments.keywords.iter().for_each(|k| each(Expr(&k.value)));
-                }
-            }
-            _ => {}
+                    .map(|k| (k.arg.as_ref().map(|a| a.id.as_str()), Expr(&k.value)))
+                    .collect()
+            }),
         }
     }
 
@@ -421,6 +420,15 @@ impl<'a, F: FnMut(Child<'a>)> Visitor<'a> for ChildVisitor<F> {
 #[derive(Clone, Copy)]
 pub struct Exprs<'a>(&'a [ast::Expr]);
 
+/// What a `def` or `class` line evaluates besides the body (see [`Stmt::header`]).
+#[derive(Default)]
+pub struct Header<'a> {
+    pub decorators: Vec<Expr<'a>>,
+    pub bases: Vec<Expr<'a>>,
+    /// Keyword arguments; `None` as the name stands for `**mapping`.
+    pub keywords: Vec<(Option<&'a str>, Expr<'a>)>,
+}
+
 impl<'a> Exprs<'a> {
     pub fn iter(self) -> impl Iterator<Item = Expr<'a>> {
         self.0.iter().map(Expr)
@@ -442,6 +450,7 @@ pub enum BinOp {
     Sub,
     BitXor,
     BitAnd,
+    Pow,
     Other,
 }
 
@@ -455,6 +464,7 @@ fn bin_op(op: ast::Operator) -> BinOp {
         ast::Operator::Sub => BinOp::Sub,
         ast::Operator::BitXor => BinOp::BitXor,
         ast::Operator::BitAnd => BinOp::BitAnd,
+        ast::Operator::Pow => BinOp::Pow,
         _ => BinOp::Other,
     }
 }

@@ -18,7 +18,7 @@ use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
-use super::value::{piece, Folder, Kind, Piece, Taint, Value};
+use super::value::{piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
 /// would let a program make every lookup collide.
@@ -53,8 +53,8 @@ pub struct Scanner<'a> {
     loops: Vec<LoopFrame>,
     /// The functions whose definitions are being walked, innermost last.
     defining: Vec<DefFrame<'a>>,
-    /// The program's classes (indexed by `Kind::Class`): their methods by name.
-    classes: Vec<Vec<(&'a str, u32)>>,
+    /// The program's classes (indexed by `Kind::Class`).
+    pub(super) classes: Vec<super::classes::Class<'a>>,
 }
 
 /// A function whose body is being walked where it is defined: does it start processes,
@@ -68,10 +68,19 @@ struct DefFrame<'a> {
 /// What one loop being walked has done so far.
 #[derive(Default)]
 struct LoopFrame {
-    /// `while True` (or another constant true test).
-    forever: bool,
-    /// Processes or threads started in it, and where.
+    /// How many times the body runs, when known: `ENDLESS` for `while True` (or another
+    /// constant true test) and `itertools.count()`.
+    runs: Option<i64>,
+    /// Where processes or threads are started in it (the first few).
     forks: Vec<u32>,
+    /// How many are started per pass (nested loops multiplied in).
+    starts: i64,
+    /// A pass forks the process itself (`os.fork`), so each child runs the rest of the
+    /// loop too and the count doubles per pass.
+    doubles: bool,
+    /// Something in it ends the process or replaces it (`os._exit`, `os.exec*`): a
+    /// forked child stops there instead of doubling.
+    child_ends: bool,
     /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
     bounded: bool,
 }
@@ -147,7 +156,7 @@ impl<'a> Scanner<'a> {
                 orelse,
             } => {
                 let items = self.eval(iter);
-                self.enter_loop(false);
+                self.enter_loop(items.length());
                 self.scan_for(target, items, body);
                 self.leave_loop();
                 self.scan_block(orelse);
@@ -163,54 +172,43 @@ impl<'a> Scanner<'a> {
             }
             StmtKind::Def {
                 name,
-                params,
                 body,
-                is_class,
+                is_class: true,
+                ..
+            } => self.define_class(stmt, name, body),
+            StmtKind::Def {
+                name, params, body, ..
             } => {
-                let mut decorators = Vec::new();
-                stmt.for_each_header_expr(|e| {
-                    let value = self.eval(e);
-                    if super::calls::is_callable(&value) {
-                        decorators.push(value);
-                    }
+                let decorators: Vec<Value> = stmt
+                    .header()
+                    .decorators
+                    .iter()
+                    .map(|e| self.eval(*e))
+                    .filter(super::calls::is_callable)
+                    .collect();
+                self.defining.push(DefFrame {
+                    name,
+                    forks: None,
+                    recurses: false,
                 });
-                if is_class {
-                    self.bind(name, Value::UNKNOWN);
-                    self.scopes.push(Scope::default());
-                    self.scan_block(body);
-                    let scope = self.scopes.pop().unwrap_or_default();
-                    let class = self.remember_class(scope);
-                    self.bind(name, class);
-                } else {
-                    self.defining.push(DefFrame {
-                        name,
-                        forks: None,
-                        recurses: false,
-                    });
-                    let (value, returned) = self.define_function(params, body);
-                    if let Some(DefFrame {
-                        forks: Some(at),
-                        recurses: true,
-                        ..
-                    }) = self.defining.pop()
-                    {
-                        self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
-                    }
-                    if name == "__reduce__" || name == "__reduce_ex__" {
-                        self.reduce_gadget(&returned, stmt.start());
-                    }
-                    // `@decorator` is called with the function (innermost first); the
-                    // name keeps the function so later calls are still followed.
-                    for decorator in decorators.iter().rev() {
-                        super::calls::call_indirect(
-                            self,
-                            decorator,
-                            vec![value.clone()],
-                            stmt.start(),
-                        );
-                    }
-                    self.bind(name, value);
+                let (value, returned) = self.define_function(params, body);
+                if let Some(DefFrame {
+                    forks: Some(at),
+                    recurses: true,
+                    ..
+                }) = self.defining.pop()
+                {
+                    self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
                 }
+                if name == "__reduce__" || name == "__reduce_ex__" {
+                    self.reduce_gadget(&returned, stmt.start());
+                }
+                // `@decorator` is called with the function (innermost first); the
+                // name keeps the function so later calls are still followed.
+                for decorator in decorators.iter().rev() {
+                    super::calls::call_indirect(self, decorator, vec![value.clone()], stmt.start());
+                }
+                self.bind(name, value);
             }
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
@@ -222,7 +220,7 @@ impl<'a> Scanner<'a> {
                 let test = self.eval(test);
                 let forever = test.as_int().is_some_and(|n| n != 0)
                     || test.exact_text().is_some_and(|t| !t.is_empty());
-                self.enter_loop(forever);
+                self.enter_loop(forever.then_some(ENDLESS));
                 self.scan_block(body);
                 self.leave_loop();
                 self.scan_block(orelse);
@@ -290,14 +288,38 @@ impl<'a> Scanner<'a> {
                     }
                 }
             }
+            ExprKind::Subscript {
+                value: container,
+                index,
+            } if matches!(container.kind(), ExprKind::Name(_)) => {
+                // `handlers["run"] = os.system`: the dict now holds it.
+                let ExprKind::Name(name) = container.kind() else {
+                    return;
+                };
+                let current = self.lookup(name);
+                let key = self.eval(index);
+                let stored = self.store_item(&current, &key, value);
+                self.rebind(name, stored);
+            }
             _ => {
-                // `d[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
+                // `f()[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
                 target.for_each_child(|child| {
                     if let Child::Expr(e) = child {
                         self.eval(e);
                     }
                 });
             }
+        }
+    }
+
+    /// Gives `name` a new value where it is bound (an object changed in place, such as a
+    /// global dict filled inside a function), or here when it is not bound yet.
+    pub(super) fn rebind(&mut self, name: &'a str, value: Value) {
+        match self.scopes.iter_mut().rev().find(|s| s.contains_key(name)) {
+            Some(scope) => {
+                scope.insert(name, value);
+            }
+            None => self.bind(name, value),
         }
     }
 
@@ -373,29 +395,51 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn enter_loop(&mut self, forever: bool) {
+    /// A loop begins; `runs` is how many times its body runs, when known (`ENDLESS`
+    /// for `while True`).
+    fn enter_loop(&mut self, runs: Option<i64>) {
         self.loops.push(LoopFrame {
-            forever,
+            runs,
             ..LoopFrame::default()
         });
     }
 
-    /// A loop that never ends nor waits, starting processes or threads, is a fork bomb;
-    /// any other loop hands what it saw to the loop around it.
+    /// A loop that starts processes or threads without ever waiting or ending is a fork
+    /// bomb when it never ends, when each pass doubles the processes (`os.fork`) for at
+    /// least `MIN_DOUBLINGS` passes, or when it starts `MIN_STARTS` of them in all; any
+    /// other loop hands what it saw to the loop around it.
     fn leave_loop(&mut self) {
         let Some(frame) = self.loops.pop() else {
             return;
         };
-        if frame.forever && !frame.bounded {
+        let forever = frame.runs == Some(ENDLESS);
+        let runs = frame.runs.unwrap_or(1).max(1);
+        let started = frame.starts.saturating_mul(runs);
+        let doubles = frame.doubles && !frame.child_ends;
+        let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
+        if runaway && !frame.bounded {
             if let Some(&at) = frame.forks.first() {
                 self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+                return;
             }
+        }
+        if forever && !frame.bounded {
             return;
         }
         if let Some(outer) = self.loops.last_mut() {
             outer.forks.extend(frame.forks.into_iter().take(4));
-            outer.bounded |= frame.bounded && !frame.forever;
+            outer.starts = outer.starts.saturating_add(started);
+            outer.doubles |= doubles;
+            outer.bounded |= frame.bounded && !forever;
         }
+    }
+
+    /// Runs `f` as code that does not run in the loops being walked (a thread's target).
+    pub(super) fn apart_from_loops<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let loops = std::mem::take(&mut self.loops);
+        let result = f(self);
+        self.loops = loops;
+        result
     }
 
     fn loop_exits(&mut self) {
@@ -439,12 +483,23 @@ impl<'a> Scanner<'a> {
             "getline",
             "connect",
         ];
+        // The process ends or becomes another program: a forked child that does this
+        // does not go on looping (the parent may).
+        const ENDS: &[&str] = &[
+            "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+            "execlp", "execlpe",
+        ];
+        let last = name.rsplit('.').next().unwrap_or(name);
         if FORK_STARTS.contains(&name) {
             if frame.forks.len() < 4 {
                 frame.forks.push(at);
             }
-        } else if WAITS.contains(&name.rsplit('.').next().unwrap_or(name)) {
+            frame.starts = frame.starts.saturating_add(1);
+            frame.doubles |= FORKS_ITSELF.contains(&name);
+        } else if WAITS.contains(&last) {
             frame.bounded = true;
+        } else if ENDS.contains(&last) {
+            frame.child_ends = true;
         }
     }
 
@@ -476,34 +531,6 @@ impl<'a> Scanner<'a> {
             }
             super::calls::call_indirect(self, callee, positional, at);
         }
-    }
-
-    /// A class of the program: its methods, so that calls through its instances are
-    /// followed into them.
-    fn remember_class(&mut self, scope: Scope<'a>) -> Value {
-        let methods: Vec<(&'a str, u32)> = scope
-            .into_iter()
-            .filter_map(|(name, value)| match value.kind {
-                Kind::Function(index) => Some((name, index)),
-                _ => None,
-            })
-            .collect();
-        match u32::try_from(self.classes.len()) {
-            Ok(index) if self.classes.len() < MAX_TRACKED_ATTRIBUTES => {
-                self.classes.push(methods);
-                Value {
-                    kind: Kind::Class(index),
-                    taint: Taint::NONE,
-                }
-            }
-            _ => Value::UNKNOWN,
-        }
-    }
-
-    /// The method `name` of the program's class `class`, if it has one.
-    pub(super) fn method_of(&self, class: u32, name: &str) -> Option<u32> {
-        let methods = self.classes.get(class as usize)?;
-        methods.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
     }
 
     /// `{key: value}` with known keys folds (up to the fold limits); `**mapping` or a
@@ -626,6 +653,9 @@ impl<'a> Scanner<'a> {
 
     /// `value.attr` where `value` is not being called.
     pub fn attribute(&self, value: &Value, attr: &str) -> Value {
+        if let Some(member) = self.member_of(value, attr) {
+            return member;
+        }
         match &value.kind {
             // `os.environ.copy` keeps the environment's taint.
             Kind::Name(name) => self
@@ -741,7 +771,9 @@ impl<'a> Scanner<'a> {
         if let Kind::Dict(_) = container.kind {
             return match container.get(&key) {
                 Some(value) => value.clone(),
-                None => Value::unknown(container.deep_taint().data()),
+                None if key.is_constant() => Value::unknown(container.deep_taint().data()),
+                None => super::containers::any_callable(&container)
+                    .unwrap_or_else(|| Value::unknown(container.deep_taint().data())),
             };
         }
         match (&container.kind, key.exact_text(), key.as_int()) {
@@ -810,6 +842,7 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
         BinOp::Sub => a.checked_sub(b),
         BinOp::BitXor => Some(a ^ b),
         BinOp::BitAnd => Some(a & b),
+        BinOp::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
         _ => None,
     }
 }
@@ -825,6 +858,16 @@ const FORK_STARTS: &[&str] = &[
     "os.posix_spawn",
     "os.posix_spawnp",
 ];
+
+/// Starts that copy the running process, loop and all.
+const FORKS_ITSELF: &[&str] = &["os.fork", "os.forkpty", "pty.fork"];
+
+/// Passes of a loop that forks itself from which the processes (2 to that power) are a
+/// bomb in effect.
+const MIN_DOUBLINGS: i64 = 10;
+
+/// Processes or threads started by one loop, never waited for, that are a bomb in effect.
+const MIN_STARTS: i64 = 1000;
 
 /// Longest string a repetition (`"ab" * n`) is folded to.
 const MAX_REPEATED_STR: usize = 4096;
@@ -854,6 +897,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("tuple", "builtins.tuple"),
     ("sorted", "builtins.sorted"),
     ("dict", "builtins.dict"),
+    ("range", "builtins.range"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.

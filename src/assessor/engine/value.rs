@@ -10,6 +10,9 @@ use super::input_limits::{
     FOLD_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_FOLDED_STR, MAX_QUALIFIED_NAME,
 };
 
+/// The length of an iterator that never ends (`itertools.count()`), as `Kind::Range`.
+pub const ENDLESS: i64 = i64::MAX;
+
 /// Stands for a part of a string that is only known at run time.
 pub const UNKNOWN_PART: char = '\u{FFFD}';
 
@@ -91,6 +94,9 @@ pub enum Kind {
     Partial(Rc<(Value, Vec<Value>)>),
     /// A dict with known keys (text or integers), in order.
     Dict(Rc<[(Value, Value)]>),
+    /// What `range(...)`, `itertools.count()` and the like go through: how many items
+    /// (`ENDLESS` for an iterator that never ends); the items themselves are not kept.
+    Range(i64),
     /// A class defined in the program, and an instance of one, by the scanner's index.
     Class(u32),
     Instance(u32),
@@ -178,7 +184,7 @@ impl Value {
     pub fn is_constant(&self) -> bool {
         match &self.kind {
             Kind::Text { exact, .. } => *exact,
-            Kind::Int(_) | Kind::NoneValue => true,
+            Kind::Int(_) | Kind::NoneValue | Kind::Range(_) => true,
             Kind::Seq(items) => items.iter().all(Value::is_constant),
             Kind::Dict(pairs) => pairs.iter().all(|(_, v)| v.is_constant()),
             Kind::Unknown
@@ -210,6 +216,16 @@ impl Value {
         }
     }
 
+    /// How many items a `for` loop over this value goes through, when known.
+    pub fn length(&self) -> Option<i64> {
+        match &self.kind {
+            Kind::Range(n) => Some(*n),
+            Kind::Seq(items) => i64::try_from(items.len()).ok(),
+            Kind::Dict(pairs) => i64::try_from(pairs.len()).ok(),
+            _ => None,
+        }
+    }
+
     /// All taint in this value and, for lists and dicts, in its items.
     pub fn deep_taint(&self) -> Taint {
         if let Kind::Dict(pairs) = &self.kind {
@@ -238,13 +254,15 @@ impl Value {
         let Kind::Dict(pairs) = &self.kind else {
             return None;
         };
-        pairs.iter().find_map(|(k, v)| {
-            let same = match (k.exact_text(), key.exact_text()) {
-                (Some(a), Some(b)) => a == b,
-                _ => k.as_int().is_some() && k.as_int() == key.as_int(),
-            };
-            same.then_some(v)
-        })
+        pairs.iter().find_map(|(k, v)| k.same_key(key).then_some(v))
+    }
+
+    /// Whether two dict keys are the same known text or the same integer.
+    pub fn same_key(&self, other: &Value) -> bool {
+        match (self.exact_text(), other.exact_text()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.as_int().is_some() && self.as_int() == other.as_int(),
+        }
     }
 }
 

@@ -40,6 +40,17 @@ const READING: &str = "## How programs are read
   program, opens a connection or imports by name is at least HIGH (CRD209).
 - Decorators are called with the function they decorate, and a function defined inside
   another keeps the enclosing function's variables (a closure).
+- Code that runs as a class is created is followed: the metaclass's `__new__`/`__init__`
+  (given the class body as a dict), the bases' `__init_subclass__` (given the class
+  keywords), `__set_name__` of its attributes, and class decorators. Class and instance
+  attributes, inherited ones too, are what the class body bound.
+- Lists and dicts filled at run time (`d[k] = v`, `append`, `insert`, `extend`, `update`,
+  `setdefault`) keep what is put in them, up to 64 items; a dict indexed by a key known
+  only at run time stands for the first callable it holds (a dispatch table).
+- Fork bombs: a loop that starts processes or threads without waiting is one when it never
+  ends (`while True`, `itertools.count()`), when it starts 1,000 or more in all (`range`
+  counts folded, nested loops multiplied), or when it forks itself (`os.fork`) for 10
+  passes or more; a forked child that exits or execs does not fork on.
 - Calls reached indirectly are calls: `threading.Thread`/`multiprocessing.Process` targets,
   executors' `submit`/`map`, `map(f, ...)`, `operator.methodcaller`, `functools.partial`,
   `atexit.register`, libc's `system` through ctypes, and the `(callable, args)` a class's
@@ -66,12 +77,12 @@ const READING: &str = "## How programs are read
 
 const GAPS: &str = "## Known gaps
 
-- Calls through instances of the program's own classes are followed into their methods
-  (`__init__` on instantiation); instance attributes are shared by name (`self.x`) across
-  all instances, and inheritance is not followed.
-- Dictionaries with known keys are folded, but one filled at run time (`d[k] = v`) is not
-  followed; code strings kept that way and `eval`ed are MEDIUM (run-time code).
-- `marshal` payloads are not disassembled (only executing one counts, as decode-then-execute).
+- Instance attributes are shared by name (`self.x`) across all instances; only bases that
+  are the program's own classes are followed.
+- A loop whose count is known only at run time (`range(int(os.environ['N']))`) is not a
+  fork bomb to the analysis unless it never ends: the sandbox's pids limit stops it.
+- `marshal` payloads are not disassembled (executing one counts, as decode-then-execute; a
+  `compile`d constant string that is marshalled is analysed as code).
 - A credential from an environment variable sent in `headers`/`auth` is taken as the program
   authenticating itself, not as exfiltration.
 ";

@@ -332,3 +332,20 @@ fn nested_exec_strings_are_bounded() {
         assessment.findings
     );
 }
+
+#[test]
+fn extreme_loop_counts_and_fills_stay_calm() {
+    // Ranges at the ends of i64, a zero step, huge powers and thousands of fills of a
+    // container with itself: no panic, no blow-up, and a plain counting loop stays LOW.
+    let src = format!(
+        "import os\nfor _ in range(-9223372036854775808, 9223372036854775807, -1):\n    pass\n\
+         for _ in range(0, 10, 0):\n    pass\nn = 2 ** 9999 + 10 ** 18 * 10 ** 18\n\
+         for _ in range(n):\n    pass\nitems = []\n{}d = {{}}\n{}print(len(items), d)\n",
+        "items.append(items)\n".repeat(5000),
+        "d[len(d)] = d\n".repeat(5000),
+    );
+    let start = std::time::Instant::now();
+    let assessment = external(&src);
+    assert_eq!(assessment.level, Level::Low, "{:?}", rule_ids(&assessment));
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+}

@@ -1,0 +1,220 @@
+//! The program's classes: what each binds in its body, its own bases and metaclass, and
+//! the code Python runs when a class is created (the metaclass's `__new__`/`__init__`,
+//! the bases' `__init_subclass__`, `__set_name__` of its attributes, class decorators).
+//!
+//! Part of `Scanner` (called from `scan` for `class` statements and from `calls` for
+//! attributes of classes and instances). Invariant: base chains only point at classes
+//! defined earlier, so every lookup ends; each lookup is bounded by `MAX_BASE_DEPTH`.
+
+use super::calls::{call_indirect, is_callable};
+use super::input_limits::MAX_FOLDED_ITEMS;
+use super::parser::{Block, Stmt};
+use super::scan::{Scanner, Scope};
+use super::value::{Kind, Taint, Value};
+
+/// One class of the program.
+pub(super) struct Class<'a> {
+    /// Names bound in the class body (methods are `Kind::Function`).
+    members: Vec<(&'a str, Value)>,
+    /// Its bases that are classes of the program.
+    bases: Vec<u32>,
+    /// `metaclass=` (or a base's metaclass): a class or a function of the program.
+    metaclass: Option<Value>,
+}
+
+/// Most base classes followed up one chain.
+const MAX_BASE_DEPTH: usize = 16;
+
+/// Most classes remembered per program.
+const MAX_CLASSES: usize = 4096;
+
+impl<'a> Scanner<'a> {
+    /// `class name(bases, **keywords): body` with its decorators: the body is walked in
+    /// its own scope, then the creation hooks run with what the class holds.
+    pub(super) fn define_class(&mut self, stmt: Stmt<'a>, name: &'a str, body: Block<'a>) {
+        let at = stmt.start();
+        let header = stmt.header();
+        let decorators: Vec<Value> = header.decorators.iter().map(|e| self.eval(*e)).collect();
+        let bases: Vec<Value> = header.bases.iter().map(|e| self.eval(*e)).collect();
+        let keywords: Vec<(Option<&'a str>, Value)> = header
+            .keywords
+            .iter()
+            .map(|(k, e)| (*k, self.eval(*e)))
+            .collect();
+        self.bind(name, Value::UNKNOWN);
+        self.scopes.push(Scope::default());
+        self.scan_block(body);
+        let scope = self.scopes.pop().unwrap_or_default();
+        let explicit = keywords
+            .iter()
+            .find(|(k, _)| *k == Some("metaclass"))
+            .map(|(_, v)| v.clone());
+        let class = self.remember_class(scope, &bases, explicit);
+        self.bind(name, class.clone());
+        if let Kind::Class(index) = class.kind {
+            self.creation_hooks(index, name, &bases, &keywords, at);
+        }
+        // `@decorator` is called with the class, innermost first.
+        for decorator in decorators.iter().rev().filter(|d| is_callable(d)) {
+            call_indirect(self, decorator, vec![class.clone()], at);
+        }
+    }
+
+    fn remember_class(
+        &mut self,
+        scope: Scope<'a>,
+        bases: &[Value],
+        explicit_metaclass: Option<Value>,
+    ) -> Value {
+        let bases: Vec<u32> = bases
+            .iter()
+            .filter_map(|b| match b.kind {
+                Kind::Class(index) => Some(index),
+                _ => None,
+            })
+            .collect();
+        let metaclass = explicit_metaclass
+            .filter(is_callable)
+            .or_else(|| bases.iter().find_map(|b| self.class(*b)?.metaclass.clone()));
+        let index = match u32::try_from(self.classes.len()) {
+            Ok(index) if self.classes.len() < MAX_CLASSES => index,
+            _ => return Value::UNKNOWN,
+        };
+        self.classes.push(Class {
+            members: scope.into_iter().collect(),
+            bases,
+            metaclass,
+        });
+        Value {
+            kind: Kind::Class(index),
+            taint: Taint::NONE,
+        }
+    }
+
+    fn class(&self, index: u32) -> Option<&Class<'a>> {
+        self.classes.get(index as usize)
+    }
+
+    /// What `class.name` finds: the class's own binding, else its bases' (depth first).
+    pub(super) fn class_member(&self, class: u32, name: &str) -> Option<Value> {
+        let mut stack = vec![class];
+        let mut visited = 0;
+        while let Some(index) = stack.pop() {
+            visited += 1;
+            if visited > MAX_BASE_DEPTH {
+                return None;
+            }
+            let class = self.class(index)?;
+            if let Some((_, value)) = class.members.iter().find(|(n, _)| *n == name) {
+                return Some(value.clone());
+            }
+            stack.extend(class.bases.iter().rev());
+        }
+        None
+    }
+
+    /// The method `name` of the program's class `class` (or of one of its bases).
+    pub(super) fn method_of(&self, class: u32, name: &str) -> Option<u32> {
+        match self.class_member(class, name)?.kind {
+            Kind::Function(index) => Some(index),
+            _ => None,
+        }
+    }
+
+    /// `value.attr` for a class or an instance of one: the member, a method of an
+    /// instance bound to it (`obj.run` is `run` with `self` given).
+    pub(super) fn member_of(&self, value: &Value, attr: &str) -> Option<Value> {
+        let (class, instance) = match value.kind {
+            Kind::Class(class) => (class, false),
+            Kind::Instance(class) => (class, true),
+            _ => return None,
+        };
+        let member = self.class_member(class, attr)?;
+        if instance && matches!(member.kind, Kind::Function(_)) {
+            return Some(Value {
+                kind: Kind::Partial(std::rc::Rc::new((member, vec![value.clone()]))),
+                taint: Taint::NONE,
+            });
+        }
+        Some(member)
+    }
+
+    /// What Python runs as the class is created: the metaclass makes it from its name,
+    /// bases and namespace; the nearest base's `__init_subclass__` gets the class's
+    /// keywords; each attribute with `__set_name__` learns its owner and name.
+    fn creation_hooks(
+        &mut self,
+        class: u32,
+        name: &'a str,
+        bases: &[Value],
+        keywords: &[(Option<&'a str>, Value)],
+        at: u32,
+    ) {
+        let value = Value {
+            kind: Kind::Class(class),
+            taint: Taint::NONE,
+        };
+        let members = self
+            .class(class)
+            .map_or_else(Vec::new, |c| c.members.clone());
+        let metaclass = self.class(class).and_then(|c| c.metaclass.clone());
+        if let Some(metaclass) = metaclass {
+            let name = self.folder.literal(name);
+            let bases = self.folder.seq(bases.to_vec());
+            let namespace = self.namespace(&members);
+            self.run_metaclass(&metaclass, &value, vec![name, bases, namespace], at);
+        }
+        let own_bases = self.class(class).map_or_else(Vec::new, |c| c.bases.clone());
+        let init_subclass = own_bases
+            .iter()
+            .find_map(|b| self.method_of(*b, "__init_subclass__"));
+        if let Some(hook) = init_subclass {
+            let passed: Vec<(Option<&'a str>, Value)> = keywords
+                .iter()
+                .filter(|(k, _)| *k != Some("metaclass"))
+                .cloned()
+                .collect();
+            self.call_function(hook, std::slice::from_ref(&value), &passed);
+        }
+        for (attr, member) in members {
+            let Kind::Instance(owner) = member.kind else {
+                continue;
+            };
+            if let Some(hook) = self.method_of(owner, "__set_name__") {
+                let attr = self.folder.literal(attr);
+                self.call_function(hook, &[member, value.clone(), attr], &[]);
+            }
+        }
+    }
+
+    /// `Meta.__new__(Meta, name, bases, ns)` then `Meta.__init__(cls, name, bases, ns)`;
+    /// a function given as `metaclass=` is called with `(name, bases, ns)`.
+    fn run_metaclass(&mut self, metaclass: &Value, class: &Value, args: Vec<Value>, at: u32) {
+        let Kind::Class(meta) = metaclass.kind else {
+            call_indirect(self, metaclass, args, at);
+            return;
+        };
+        for (hook, first) in [("__new__", metaclass), ("__init__", class)] {
+            if let Some(function) = self.method_of(meta, hook) {
+                let mut positional = vec![first.clone()];
+                positional.extend(args.iter().cloned());
+                self.call_function(function, &positional, &[]);
+            }
+        }
+    }
+
+    /// The class body's bindings as the dict a metaclass receives.
+    fn namespace(&mut self, members: &[(&'a str, Value)]) -> Value {
+        if members.len() > MAX_FOLDED_ITEMS {
+            return Value::UNKNOWN;
+        }
+        let pairs: Vec<(Value, Value)> = members
+            .iter()
+            .map(|(name, value)| (self.folder.literal(name), value.clone()))
+            .collect();
+        Value {
+            kind: Kind::Dict(pairs.into()),
+            taint: Taint::NONE,
+        }
+    }
+}
