@@ -212,9 +212,6 @@ impl<'a> Scanner<'a> {
             .iter()
             .map(|(name, value)| (self.folder.literal(name), value.clone()))
             .collect();
-        Value {
-            kind: Kind::Dict(pairs.into()),
-            taint: Taint::NONE,
-        }
+        Value::bounded_dict(pairs)
     }
 }

@@ -119,10 +119,7 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
         Some(i) => pairs[i].1 = value,
         None => pairs.push((key, value)),
     }
-    Value {
-        kind: Kind::Dict(pairs.into()),
-        taint: Taint::NONE,
-    }
+    Value::bounded_dict(pairs)
 }
 
 /// What a fill stores: a short flat list or dict (an argv, a pair) as it is; one that
@@ -154,10 +151,7 @@ fn list(items: Vec<Value>) -> Value {
             .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
         return Value::unknown(taint);
     }
-    Value {
-        kind: Kind::Seq(items.into()),
-        taint: Taint::NONE,
-    }
+    Value::bounded_seq(items)
 }
 
 /// `table[key]` with a key known only at run time: a dispatch table is called through

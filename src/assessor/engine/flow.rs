@@ -89,10 +89,7 @@ impl<'a> Scanner<'a> {
             if keys.len() == values.len() && keys.iter().all(constant) {
                 let pairs: Vec<(Value, Value)> =
                     keys.iter().cloned().zip(values.iter().cloned()).collect();
-                return Value {
-                    kind: Kind::Dict(pairs.into()),
-                    taint: Taint::NONE,
-                };
+                return Value::bounded_dict(pairs);
             }
         }
         Value::unknown(keys.deep_taint().data().with(values.deep_taint().data()))
@@ -292,10 +289,7 @@ fn bind_arguments<'a>(
             ParamKind::Rest => {
                 let rest = positional.get(next..).unwrap_or(&[]).to_vec();
                 next = positional.len();
-                Some(Value {
-                    kind: Kind::Seq(rest.into()),
-                    taint: Taint::NONE,
-                })
+                Some(Value::bounded_seq(rest))
             }
             ParamKind::KeywordOnly => by_keyword(),
             ParamKind::KeywordRest => None,

@@ -553,10 +553,7 @@ impl<'a> Scanner<'a> {
         if !known {
             return Value::unknown(taint);
         }
-        Value {
-            kind: Kind::Dict(pairs.into()),
-            taint: Taint::NONE,
-        }
+        Value::bounded_dict(pairs)
     }
 
     /// `a + b + c ...`: a left-deep chain of binary operators, folded left to right

@@ -102,6 +102,11 @@ pub enum Kind {
     Instance(u32),
 }
 
+/// Most nodes a list or dict may hold with everything in it expanded. Values share what
+/// they hold, so `a = [a, a]` forty times over is 2^40 nodes for every walk over it (taint,
+/// constants, equality): past this, only the value's taint is kept.
+pub const MAX_VALUE_NODES: usize = 4096;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Value {
     pub kind: Kind,
@@ -239,6 +244,52 @@ impl Value {
             .fold(self.taint, |t, item| t.with(item.deep_taint()))
     }
 
+    /// `items` as a list, or only their taint when it would hold more than
+    /// `MAX_VALUE_NODES` nodes.
+    pub fn bounded_seq(items: Vec<Value>) -> Value {
+        if fits_in_nodes(items.iter()) {
+            return Value {
+                kind: Kind::Seq(items.into()),
+                taint: Taint::NONE,
+            };
+        }
+        let taint = items
+            .iter()
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint()));
+        Value::unknown(taint.data())
+    }
+
+    /// `pairs` as a dict, or only their values' taint when it would hold more than
+    /// `MAX_VALUE_NODES` nodes.
+    pub fn bounded_dict(pairs: Vec<(Value, Value)>) -> Value {
+        if fits_in_nodes(pairs.iter().flat_map(|(k, v)| [k, v])) {
+            return Value {
+                kind: Kind::Dict(pairs.into()),
+                taint: Taint::NONE,
+            };
+        }
+        let taint = pairs
+            .iter()
+            .fold(Taint::NONE, |t, (_, v)| t.with(v.deep_taint()));
+        Value::unknown(taint.data())
+    }
+
+    /// Takes this value's expanded nodes from `budget`; false once it runs out (it stops
+    /// there, so the walk costs at most the budget).
+    fn spend_nodes(&self, budget: &mut usize) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        match &self.kind {
+            Kind::Seq(items) => items.iter().all(|item| item.spend_nodes(budget)),
+            Kind::Dict(pairs) => pairs
+                .iter()
+                .all(|(k, v)| k.spend_nodes(budget) && v.spend_nodes(budget)),
+            _ => true,
+        }
+    }
+
     /// What a `for` loop over this value goes through, when known: a list's items, a
     /// dict's keys.
     pub fn iterated(&self) -> Option<Vec<Value>> {
@@ -339,11 +390,15 @@ impl Folder {
         if items.len() > MAX_FOLDED_ITEMS || self.spent > FOLD_BUDGET_BYTES {
             return Value::unknown(taint.data());
         }
-        Value {
-            kind: Kind::Seq(items.into()),
-            taint: Taint::NONE,
-        }
+        Value::bounded_seq(items)
     }
+}
+
+/// Whether a list or dict of `items` stays within `MAX_VALUE_NODES` nodes.
+fn fits_in_nodes<'v>(items: impl Iterator<Item = &'v Value>) -> bool {
+    let mut budget = MAX_VALUE_NODES;
+    let mut items = items;
+    items.all(|item| item.spend_nodes(&mut budget))
 }
 
 /// A value's contribution to a joined string.
