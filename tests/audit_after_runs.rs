@@ -31,14 +31,7 @@ const RAN: [&str; 8] = [
 /// submission of the same client (`tests`) keeps a diff against the first; the output
 /// flood's full stdout is a blob; and `verify` (above) checked every blob.
 fn assert_blobs_and_changes_were_kept(dir: &std::path::Path, runs: &[(String, Status, u64)]) {
-    let body_of = |id: &str, kind: &str| {
-        let entries = audit_entries(dir, id);
-        let entry = entries.iter().find(|e| e.kind == kind);
-        entry
-            .unwrap_or_else(|| panic!("{id} has no {kind}"))
-            .body
-            .clone()
-    };
+    let body_of = |id: &str, kind: &str| audit_body(dir, id, kind);
     for (id, _, _) in runs.iter().filter(|(_, s, _)| *s != Status::Rejected) {
         let changes = &body_of(id, "container_removed")["changes"];
         assert!(changes.is_object(), "{id}: {changes}");

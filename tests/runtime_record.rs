@@ -27,12 +27,8 @@ fn interpreted(code: &str) -> ExecRequest {
 
 /// The `runtime` entry's events of a request, as (event, detail, count).
 fn recorded(node: &Node, request_id: &str) -> Vec<(String, String, u64)> {
-    let entries = audit_entries(&node.audit_dir(), request_id);
-    let runtime = entries
-        .iter()
-        .find(|e| e.kind == "runtime")
-        .unwrap_or_else(|| panic!("no runtime entry: {entries:?}"));
-    runtime.body["events"]
+    let runtime = audit_body(&node.audit_dir(), request_id, "runtime");
+    runtime["events"]
         .as_array()
         .expect("events")
         .iter()

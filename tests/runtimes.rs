@@ -8,15 +8,8 @@ use cordon::protocol::exec::Status;
 use pipeline_support::*;
 
 fn runtime_of(node: &Node, request_id: &str) -> String {
-    let entries = audit_entries(&node.audit_dir(), request_id);
-    let created = entries
-        .iter()
-        .find(|e| e.kind == "container_created")
-        .unwrap_or_else(|| panic!("{request_id} has no container_created"));
-    created.body["runtime"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    let created = audit_body(&node.audit_dir(), request_id, "container_created");
+    created["runtime"].as_str().unwrap_or_default().to_string()
 }
 
 #[tokio::test]

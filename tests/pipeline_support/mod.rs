@@ -440,6 +440,18 @@ pub fn audit_entries(audit_dir: &Path, request_id: &str) -> Vec<cordon::audit::S
     cordon::audit::read_entries(audit_dir, Some(request_id)).expect("audit log readable")
 }
 
+/// The body of the first audit entry of `kind` for `request_id`; panics naming what the
+/// request has when it has none.
+pub fn audit_body(audit_dir: &Path, request_id: &str, kind: &str) -> serde_json::Value {
+    let entries = audit_entries(audit_dir, request_id);
+    let found = entries.iter().find(|e| e.kind == kind);
+    let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
+    found
+        .unwrap_or_else(|| panic!("{request_id} has no {kind} entry: {kinds:?}"))
+        .body
+        .clone()
+}
+
 /// When the entry of `kind` for `request_id` was recorded (Unix ms), waiting up to
 /// `within` for it to be appended.
 pub fn audit_at_ms(audit_dir: &Path, request_id: &str, kind: &str, within: Duration) -> u64 {
