@@ -259,6 +259,22 @@ pub(super) fn text_value(s: &mut Scanner<'_>, text: &str, taint: Taint) -> Value
     s.folder.join([Piece::Known(text)], taint)
 }
 
+/// The directory holding a path (`os.path.dirname`, `Path.parent`); unknown when the path
+/// is not known text.
+pub(super) fn parent_path(s: &mut Scanner<'_>, path: &Value) -> Value {
+    match path.text() {
+        Some(text) => {
+            let parent = super::paths::parent(text);
+            let piece = match path.exact_text() {
+                Some(_) => Piece::Known(&parent),
+                None => Piece::Inexact(&parent),
+            };
+            s.folder.join([piece], path.taint)
+        }
+        None => Value::unknown(path.taint),
+    }
+}
+
 /// A call to something the catalog does not know: builtins that pass text through, or
 /// an unknown function whose result carries its inputs' data taint.
 pub(super) fn plain_call<'a>(
@@ -288,9 +304,13 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.bytes" | "builtins.bytearray"), Some(first)) if first.items().is_some() => {
             bytes_of_ints(s, first)
         }
-        (Some("builtins.str" | "builtins.bytes" | "builtins.bytearray"), Some(first)) => {
-            first.clone()
-        }
+        (
+            Some(
+                "builtins.str" | "builtins.bytes" | "builtins.bytearray" | "io.BytesIO"
+                | "io.StringIO",
+            ),
+            Some(first),
+        ) => first.clone(),
         // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
         (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
             if first.items().is_some() || first.taint.has(Taint::LISTING) =>
@@ -471,7 +491,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             s.caps.shell_wiring.push(at);
             Value::UNKNOWN
         }
-        Api::Decode => decode(s, args, taint),
+        Api::Decode(encoding) => decode(s, args, encoding, taint),
+        Api::Decompress(format) => {
+            let data = args.get(0, "data").and_then(Value::exact_text);
+            let bytes =
+                data.and_then(|data| payload_bytes(data).find_map(|b| format.decompress(&b)));
+            decoded_value(s, bytes, taint)
+        }
         Api::Fetch => {
             network(s, at);
             send_out(s, args, at);
@@ -512,6 +538,18 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::PathHome => text_value(s, "~", Taint::PATH),
         Api::PathJoin => join_paths(s, &args.positional, Taint::NONE),
         Api::PathSame => args.positional.first().cloned().unwrap_or(Value::UNKNOWN),
+        Api::PathParent => match args.get(0, "p") {
+            Some(path) => parent_path(s, path),
+            None => Value::UNKNOWN,
+        },
+        Api::ReadsFile { default } => {
+            let path = match args.get(0, "file") {
+                Some(path) => path.clone(),
+                None => text_value(s, default, Taint::PATH),
+            };
+            let read = open_file(s, &path, None, at);
+            Value::unknown(read.taint)
+        }
         Api::Remove => {
             if let Some(path) = args.get(0, "path").cloned() {
                 file_access(s, &path, Access::Delete, at);
@@ -559,7 +597,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::UNKNOWN
         }
         Api::Deserialize => {
-            hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            // Loading back a file this program itself wrote (its cache) is not foreign data.
+            let own_file = args.positional.first().is_some_and(|v| {
+                v.taint.has(Taint::OWN_FILE) && !v.taint.with(taint).has(Taint::NETWORK)
+            });
+            if !own_file {
+                hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            }
             if let Some(payload) = args.positional.first().and_then(Value::exact_text) {
                 if payload_runs_code(payload) {
                     hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
@@ -571,6 +615,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             // Deserialised data is as opaque as decoded data (`exec(marshal.loads(b))`).
             Value::unknown(taint.with(Taint::DECODED))
+        }
+        Api::Serialize => {
+            // `pickle.dump(obj, open(path, "wb"))`: the handle still names its path.
+            if let Some(path) = args.get(1, "file").and_then(Value::exact_text) {
+                s.caps.note_pickled(path);
+            }
+            Value::UNKNOWN
         }
         Api::YamlLoad => {
             let loader = args.get(1, "Loader").and_then(Value::qualified_name);
@@ -775,12 +826,7 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
 /// The text is tried as the bytes it was written as (Latin-1 for non-UTF-8 literals) and
 /// as UTF-8.
 fn payload_runs_code(payload: &str) -> bool {
-    let latin1: Option<Vec<u8>> = payload
-        .chars()
-        .map(|c| u8::try_from(u32::from(c)).ok())
-        .collect();
-    let candidates = latin1.into_iter().chain([payload.as_bytes().to_vec()]);
-    candidates
+    payload_bytes(payload)
         .flat_map(|bytes| super::pickle::globals(&bytes))
         .any(|global| {
             matches!(
@@ -800,6 +846,18 @@ fn payload_runs_code(payload: &str) -> bool {
                 )
             )
         })
+}
+
+/// The bytes a constant may stand for: binary data is held one character per byte
+/// (`bytes_text`), text as UTF-8; both are tried, Latin-1 first.
+fn payload_bytes(payload: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
+    let latin1: Option<Vec<u8>> = payload
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect();
+    latin1
+        .into_iter()
+        .chain(std::iter::once_with(|| payload.as_bytes().to_vec()))
 }
 
 /// Bytes as text: UTF-8 when they are, otherwise one character per byte (Latin-1), so
@@ -832,7 +890,11 @@ pub(super) fn import_by_name(
     top_level: bool,
     at: u32,
 ) -> Value {
-    match args.get(0, "name").and_then(Value::exact_text) {
+    let name = args.get(0, "name").and_then(Value::exact_text);
+    if let Some(name) = name {
+        s.caps.note_import(name, at);
+    }
+    match name {
         Some(name) if top_level => {
             Value::name(canonical_module(name.split('.').next().unwrap_or(name)))
         }
@@ -882,22 +944,36 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     }
 }
 
-pub(super) fn decode(s: &mut Scanner<'_>, args: &Args<'_>, taint: Taint) -> Value {
+pub(super) fn decode(
+    s: &mut Scanner<'_>,
+    args: &Args<'_>,
+    encoding: fold::Encoding,
+    taint: Taint,
+) -> Value {
     let Some(input) = args.positional.first() else {
         return Value::unknown(taint.with(Taint::DECODED));
     };
-    let encoding = args
+    let codec = args
         .get(1, "encoding")
         .and_then(Value::exact_text)
         .map(str::to_ascii_lowercase);
-    let decoded = match (input.exact_text(), encoding.as_deref()) {
+    let decoded = match (input.exact_text(), codec.as_deref()) {
         (Some(text), Some("rot13" | "rot_13")) => Some(fold::rot13(text).into_bytes()),
         (Some(_), Some("utf-8" | "utf8" | "ascii" | "latin-1")) => return input.clone(),
-        (Some(text), Some("hex")) => fold::hex_decode(text),
-        (Some(text), None) => fold::hex_decode(text).or_else(|| fold::base64_decode(text)),
+        (Some(text), Some("hex" | "hex_codec")) => fold::hex_decode(text),
+        (Some(text), Some("base64" | "base_64" | "base64_codec")) => fold::base64_decode(text),
+        (Some(text), Some(codec)) => fold::Compression::from_codec(codec)
+            .and_then(|format| payload_bytes(text).find_map(|b| format.decompress(&b))),
+        (Some(text), None) => encoding.decode(text),
         _ => None,
     };
-    match decoded {
+    decoded_value(s, decoded, taint)
+}
+
+/// What a decoder or decompressor returns: the bytes it produced, as text, when known;
+/// either way marked as decoded.
+fn decoded_value(s: &mut Scanner<'_>, bytes: Option<Vec<u8>>, taint: Taint) -> Value {
+    match bytes {
         Some(bytes) => {
             let text = bytes_text(&bytes).into_owned();
             text_value(s, &text, taint.with(Taint::DECODED))

@@ -4,6 +4,8 @@
 //! `scan` canonicalises imports and resolves star imports through it; `calls` asks
 //! [`api`] what a resolved callee does. Growing coverage means adding lines here.
 
+use super::fold::{Compression, Encoding};
+
 /// What a known callable does, as far as the rules care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Api {
@@ -24,8 +26,11 @@ pub enum Api {
     ExecProgram,
     PtySpawn,
     Dup2,
-    /// Returns its input decoded or decompressed.
-    Decode,
+    /// Returns its input decoded (in this encoding, or the codec named in its second
+    /// argument).
+    Decode(Encoding),
+    /// Returns its input decompressed.
+    Decompress(Compression),
     /// Returns data fetched from the network.
     Fetch,
     /// `urlretrieve(url, filename)`: saves network data to a file.
@@ -41,6 +46,13 @@ pub enum Api {
     PathJoin,
     /// Returns its first argument's path, transformed (`expanduser`, `abspath`, ...).
     PathSame,
+    /// `os.path.dirname`: the directory holding its first argument.
+    PathParent,
+    /// Opens and reads the file at its first argument, or at `default` without one
+    /// (`netrc.netrc()` reads `~/.netrc`).
+    ReadsFile {
+        default: &'static str,
+    },
     /// Deletes the path in its first argument.
     Remove,
     /// Writes or creates the path in argument `arg`.
@@ -57,6 +69,8 @@ pub enum Api {
     FindLibrary,
     Prctl,
     Deserialize,
+    /// `pickle.dump(obj, file)`: the program's own objects, written to a file.
+    Serialize,
     YamlLoad,
     WeakHash,
     HashNew,
@@ -158,23 +172,23 @@ pub fn api(name: &str) -> Option<Api> {
         "base64.b64decode"
         | "base64.standard_b64decode"
         | "base64.urlsafe_b64decode"
-        | "base64.b32decode"
-        | "base64.b32hexdecode"
         | "base64.b16decode"
-        | "base64.b85decode"
-        | "base64.a85decode"
         | "base64.decodebytes"
         | "base64.decodestring"
-        | "zlib.decompress"
-        | "gzip.decompress"
-        | "bz2.decompress"
-        | "lzma.decompress"
         | "codecs.decode"
         | "binascii.unhexlify"
         | "binascii.a2b_hex"
         | "binascii.a2b_base64"
         | "builtins.bytes.fromhex"
-        | "builtins.bytearray.fromhex" => Decode,
+        | "builtins.bytearray.fromhex" => Decode(Encoding::HexOrBase64),
+        "base64.b32decode" => Decode(Encoding::Base32),
+        "base64.b32hexdecode" => Decode(Encoding::Base32Hex),
+        "base64.b85decode" => Decode(Encoding::Base85),
+        "base64.a85decode" => Decode(Encoding::Ascii85),
+        "zlib.decompress" => Decompress(Compression::Zlib),
+        "gzip.decompress" => Decompress(Compression::Gzip),
+        "bz2.decompress" => Decompress(Compression::Bz2),
+        "lzma.decompress" => Decompress(Compression::Lzma),
         "urllib.request.urlopen"
         | "urllib.urlopen"
         | "urllib2.urlopen"
@@ -267,6 +281,10 @@ pub fn api(name: &str) -> Option<Api> {
         | "os.path.realpath" | "os.fsencode" | "os.fsdecode" => PathSame,
         // The tree of the code is the code, as far as `compile` and `exec` care.
         "ast.parse" => PathSame,
+        "os.path.dirname" => PathParent,
+        "netrc.netrc" => ReadsFile {
+            default: "~/.netrc",
+        },
         "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" | "shutil.rmtree" => Remove,
         "os.mkdir" | "os.makedirs" | "os.truncate" | "os.chown" | "os.lchown" | "os.mknod"
         | "os.mkfifo" => WriteTo { arg: 0 },
@@ -297,6 +315,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "pyprctl.set_keepcaps"
         | "pyprctl.cap_set_proc"
         | "capng.capng_apply" => Prctl,
+        "pickle.dump" => Serialize,
         "pickle.loads"
         | "pickle.load"
         | "pickle.Unpickler"

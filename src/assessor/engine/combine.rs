@@ -25,7 +25,15 @@ pub struct Capabilities {
     pub program_runs: Vec<(Rc<str>, bool, u32)>,
     /// Paths given execute permission, and where.
     pub made_executable: Vec<(Rc<str>, u32)>,
+    /// Modules imported by name, and where: importing a downloaded `<name>.py` runs it.
+    pub imports: Vec<(Rc<str>, u32)>,
+    /// Files this program wrote with `pickle.dump`, by exact path: loading one back loads
+    /// the program's own objects.
+    pub pickled: Vec<Rc<str>>,
 }
+
+/// Most imports and written files remembered: enough for any real program's own.
+const MAX_REMEMBERED: usize = 256;
 
 impl Capabilities {
     pub fn note_network(&mut self, at: u32) {
@@ -34,6 +42,23 @@ impl Capabilities {
 
     pub fn note_secret(&mut self, at: u32) {
         self.secret_read.get_or_insert(at);
+    }
+
+    pub fn note_import(&mut self, module: &str, at: u32) {
+        if self.imports.len() < MAX_REMEMBERED {
+            self.imports.push((module.into(), at));
+        }
+    }
+
+    pub fn note_pickled(&mut self, path: &str) {
+        if self.pickled.len() < MAX_REMEMBERED && !self.pickled_to(path) {
+            self.pickled.push(path.into());
+        }
+    }
+
+    /// Whether this program pickled its own objects into exactly `path` before.
+    pub fn pickled_to(&self, path: &str) -> bool {
+        self.pickled.iter().any(|w| &**w == path)
     }
 
     /// Whether `path` names a file this program downloaded.
@@ -81,6 +106,18 @@ fn download_then_run(caps: &Capabilities, hits: &mut Hits) {
             hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::High);
         }
     }
+    for (module, at) in &caps.imports {
+        if downloads.iter().any(|path| is_module_file(path, module)) {
+            hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::High);
+        }
+    }
+}
+
+/// Whether `path` is a file `import module` loads: `<name>.py` or `<name>/__init__.py`,
+/// for the module's last dotted part.
+fn is_module_file(path: &str, module: &str) -> bool {
+    let name = module.rsplit('.').next().unwrap_or(module);
+    file_name(path) == Some(&format!("{name}.py")) || path.ends_with(&format!("{name}/__init__.py"))
 }
 
 /// The last path component, unless it is unknown.
@@ -128,5 +165,27 @@ mod tests {
         combine(&caps, &mut hits);
         assert_eq!(hits.list.len(), 1);
         assert_eq!(hits.list[0].at, 3);
+    }
+
+    #[test]
+    fn importing_the_downloaded_module_is_download_execute() {
+        // `import helper` after saving `<dir>/helper.py` from the network runs it;
+        // importing anything else does not.
+        let caps = Capabilities {
+            downloads: vec![
+                "/tmp/x/helper.py".into(),
+                "/tmp/pkg/plug/__init__.py".into(),
+            ],
+            imports: vec![
+                ("json".into(), 1),
+                ("helper".into(), 7),
+                ("pkg.plug".into(), 9),
+            ],
+            ..Default::default()
+        };
+        let mut hits = Hits::default();
+        combine(&caps, &mut hits);
+        let at: Vec<u32> = hits.list.iter().map(|h| h.at).collect();
+        assert_eq!(at, [7, 9]);
     }
 }

@@ -38,6 +38,12 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     if !text.is_empty() && s.caps.is_downloaded(text) {
         taint = taint.with(Taint::NETWORK);
     }
+    if path
+        .exact_text()
+        .is_some_and(|p| !writes && s.caps.pickled_to(p))
+    {
+        taint = taint.with(Taint::OWN_FILE);
+    }
     match path.text() {
         Some(text) if writes => text_value(s, text, taint),
         _ => Value::unknown(taint),

@@ -1,8 +1,11 @@
-//! Constant folding helpers for text: `%`/`.format()` substitution and the decoders that
-//! obfuscated code leans on (hex, base64, rot13), so `getattr(os, bytes.fromhex(...))`
-//! resolves like `os.system`.
+//! Constant folding helpers for text: `%`/`.format()` substitution and the decoders and
+//! decompressors that obfuscated code leans on (hex, base64, rot13, zlib, gzip, bz2, lzma),
+//! so `getattr(os, bytes.fromhex(...))` resolves like `os.system`.
 //!
-//! Pure functions; `calls` and `scan` use them. Inputs are already bounded by `limits`.
+//! Pure functions; `calls` and `scan` use them. Inputs are already bounded by `limits`;
+//! decompressed output is capped at `MAX_DECOMPRESSED`.
+
+use std::io::{BufReader, Read, Write};
 
 use super::value::{piece, Piece, Value};
 
@@ -114,6 +117,178 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The text encoding a decoder undoes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Hex when the text is hex, else base64 (`b64decode`, `unhexlify`, `codecs.decode`).
+    HexOrBase64,
+    Base32,
+    Base32Hex,
+    Base85,
+    Ascii85,
+}
+
+impl Encoding {
+    pub fn decode(self, text: &str) -> Option<Vec<u8>> {
+        match self {
+            Self::HexOrBase64 => hex_decode(text).or_else(|| base64_decode(text)),
+            Self::Base32 => base32_decode(text, false),
+            Self::Base32Hex => base32_decode(text, true),
+            Self::Base85 => base85_decode(text, false),
+            Self::Ascii85 => base85_decode(text, true),
+        }
+    }
+}
+
+/// Base32 of constant text (`base64.b32decode`; `hex` for `b32hexdecode`); padding optional.
+pub fn base32_decode(text: &str, hex: bool) -> Option<Vec<u8>> {
+    let alphabet: &[u8] = if hex {
+        b"0123456789ABCDEFGHIJKLMNOPQRSTUV"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    };
+    let mut out = Vec::with_capacity(text.len() * 5 / 8);
+    let (mut buffer, mut bits) = (0u64, 0);
+    for byte in text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+    {
+        let value = alphabet
+            .iter()
+            .position(|a| *a == byte.to_ascii_uppercase())?;
+        buffer = (buffer << 5) | value as u64;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// Base85 (`base64.b85decode`) or Ascii85 (`base64.a85decode`, with or without `<~ ~>`)
+/// of constant text: groups of five characters make four bytes.
+pub fn base85_decode(text: &str, ascii85: bool) -> Option<Vec<u8>> {
+    const B85: &[u8] =
+        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    let text = match ascii85 {
+        true => text.trim().trim_start_matches("<~").trim_end_matches("~>"),
+        false => text,
+    };
+    let mut out = Vec::with_capacity(text.len() * 4 / 5);
+    let mut group: Vec<u32> = Vec::with_capacity(5);
+    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
+        if ascii85 && byte == b'z' && group.is_empty() {
+            out.extend_from_slice(&[0; 4]);
+            continue;
+        }
+        let value = match ascii85 {
+            true => (b'!'..=b'u')
+                .contains(&byte)
+                .then(|| u32::from(byte - b'!'))?,
+            false => B85.iter().position(|a| *a == byte)? as u32,
+        };
+        group.push(value);
+        if group.len() == 5 {
+            out.extend_from_slice(&base85_group(&group)?);
+            group.clear();
+        }
+    }
+    if !group.is_empty() {
+        // A short last group is padded with the highest digit and cut back.
+        let keep = group.len() - 1;
+        group.resize(5, 84);
+        out.extend_from_slice(&base85_group(&group)?[..keep]);
+    }
+    Some(out)
+}
+
+fn base85_group(digits: &[u32]) -> Option<[u8; 4]> {
+    let value = digits
+        .iter()
+        .try_fold(0u32, |acc, d| acc.checked_mul(85)?.checked_add(*d))?;
+    Some(value.to_be_bytes())
+}
+
+/// Most bytes a constant payload is decompressed to. A decompression bomb stops here, and
+/// a prefix is enough to see what a payload imports or runs.
+pub const MAX_DECOMPRESSED: usize = 1 << 20;
+
+/// The formats of the standard library's decompressors (`zlib.decompress`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// zlib's own format; also accepts gzip and raw deflate, as `wbits` lets zlib do.
+    Zlib,
+    Gzip,
+    Bz2,
+    /// xz or the older `.lzma` format, as `lzma.decompress` accepts both.
+    Lzma,
+}
+
+impl Compression {
+    /// The compression behind a `codecs.decode` encoding name (`"zlib"`, `"bz2_codec"`).
+    pub fn from_codec(name: &str) -> Option<Self> {
+        match name.strip_suffix("_codec").unwrap_or(name) {
+            "zlib" | "zip" => Some(Self::Zlib),
+            "bz2" => Some(Self::Bz2),
+            _ => None,
+        }
+    }
+
+    /// The first `MAX_DECOMPRESSED` bytes `data` decompresses to, or None when it is not
+    /// in this format. Never fails otherwise: a truncated stream yields what it held.
+    pub fn decompress(self, data: &[u8]) -> Option<Vec<u8>> {
+        use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+        match self {
+            Self::Zlib => read_capped(ZlibDecoder::new(data))
+                .or_else(|| read_capped(MultiGzDecoder::new(data)))
+                .or_else(|| read_capped(DeflateDecoder::new(data))),
+            Self::Gzip => read_capped(MultiGzDecoder::new(data)),
+            Self::Bz2 => read_capped(bzip2_rs::DecoderReader::new(data)),
+            Self::Lzma => {
+                write_capped(|out| lzma_rs::xz_decompress(&mut BufReader::new(data), out)).or_else(
+                    || write_capped(|out| lzma_rs::lzma_decompress(&mut BufReader::new(data), out)),
+                )
+            }
+        }
+    }
+}
+
+/// Reads at most `MAX_DECOMPRESSED` bytes; None when nothing came out (an error past the
+/// start of the stream keeps what was read before it).
+fn read_capped(reader: impl Read) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let _ = reader.take(MAX_DECOMPRESSED as u64).read_to_end(&mut out);
+    (!out.is_empty()).then_some(out)
+}
+
+/// What a decompressor writing to a `Capped` buffer produced; None when nothing.
+fn write_capped<E>(decompress: impl FnOnce(&mut Capped<'_>) -> Result<(), E>) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let _ = decompress(&mut Capped(&mut out));
+    (!out.is_empty()).then_some(out)
+}
+
+/// A writer that takes `MAX_DECOMPRESSED` bytes and then refuses more, which stops the
+/// decompressor writing to it.
+struct Capped<'a>(&'a mut Vec<u8>);
+
+impl Write for Capped<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = MAX_DECOMPRESSED - self.0.len();
+        if room == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        let taken = buf.len().min(room);
+        self.0.extend_from_slice(&buf[..taken]);
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 pub fn rot13(text: &str) -> String {
     text.chars()
         .map(|c| match c {
@@ -136,6 +311,84 @@ mod tests {
         assert_eq!(base64_decode("c3lzdGVt").as_deref(), Some(&b"system"[..]));
         assert_eq!(rot13("flfgrz"), "system");
         assert_eq!(hex_decode("7"), None);
+        // base64.b32encode, b32hexencode, b85encode and a85encode of b"os.system('id')".
+        let text = &b"os.system('id')"[..];
+        assert_eq!(
+            base32_decode("N5ZS443ZON2GK3JIE5UWIJZJ", false).as_deref(),
+            Some(text)
+        );
+        assert_eq!(
+            base32_decode("DTPISSRPEDQ6AR984TKM89P9", true).as_deref(),
+            Some(text)
+        );
+        assert_eq!(
+            base85_decode("Z*wkld2@7SZ73&cWG5*", false).as_deref(),
+            Some(text)
+        );
+        assert_eq!(
+            base85_decode("Df[OPH#n(=D($cGA1&f", true).as_deref(),
+            Some(text)
+        );
+        assert_eq!(
+            base85_decode("<~Df[OPH#n(=D($cGA1&f~>", true).as_deref(),
+            Some(text)
+        );
+        assert_eq!(base85_decode("\"bad\"", false), None);
+    }
+
+    const BZ2_OF_TEXT: &str = "425a68393141592653591f33a718000005938000e100008622dc202000314c0000d4668469894ea3b0c1d2d1254ac9a31432f307c5dc914e142407cce9c600";
+
+    #[test]
+    fn decompressors_undo_each_format_and_stop_at_the_cap() {
+        use flate2::{write::GzEncoder, write::ZlibEncoder, Compression as Level};
+        let text = b"__import__('os').system('id')";
+        let mut zlib = ZlibEncoder::new(Vec::new(), Level::default());
+        zlib.write_all(text).unwrap();
+        let zlib = zlib.finish().unwrap();
+        assert_eq!(
+            Compression::Zlib.decompress(&zlib).as_deref(),
+            Some(&text[..])
+        );
+        let mut gzip = GzEncoder::new(Vec::new(), Level::default());
+        gzip.write_all(text).unwrap();
+        let gzip = gzip.finish().unwrap();
+        assert_eq!(
+            Compression::Gzip.decompress(&gzip).as_deref(),
+            Some(&text[..])
+        );
+        // zlib.decompress(data, wbits=31) reads gzip too.
+        assert_eq!(
+            Compression::Zlib.decompress(&gzip).as_deref(),
+            Some(&text[..])
+        );
+        let mut xz = Vec::new();
+        lzma_rs::xz_compress(&mut &text[..], &mut xz).unwrap();
+        assert_eq!(
+            Compression::Lzma.decompress(&xz).as_deref(),
+            Some(&text[..])
+        );
+        // bz2.compress(b"__import__('os').system('id')"), made with Python.
+        let bz2 = hex_decode(BZ2_OF_TEXT).unwrap();
+        assert_eq!(
+            Compression::Bz2.decompress(&bz2).as_deref(),
+            Some(&text[..])
+        );
+        assert_eq!(Compression::Zlib.decompress(b"not compressed"), None);
+        assert_eq!(Compression::Bz2.decompress(b"not compressed"), None);
+        assert_eq!(Compression::Lzma.decompress(b"not compressed"), None);
+        // A bomb: 64 MiB of zeros in a few kilobytes stops at the cap.
+        let mut bomb = ZlibEncoder::new(Vec::new(), Level::best());
+        bomb.write_all(&vec![0; 64 << 20]).unwrap();
+        let bomb = bomb.finish().unwrap();
+        assert!(bomb.len() < 100_000);
+        let out = Compression::Zlib.decompress(&bomb).unwrap();
+        assert_eq!(out.len(), MAX_DECOMPRESSED);
+        let mut xz_bomb = Vec::new();
+        lzma_rs::xz_compress(&mut &vec![0u8; 2 << 20][..], &mut xz_bomb).unwrap();
+        assert_eq!(
+            Compression::Lzma.decompress(&xz_bomb).map(|o| o.len()),
+            Some(MAX_DECOMPRESSED)
+        );
     }
 
     #[test]

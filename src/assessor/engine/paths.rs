@@ -73,8 +73,12 @@ impl NormalPath<'_> {
     /// `/`, `/*`, anything under a system tree (scratch areas excepted), or the home
     /// directory itself or every entry of it (`~`, `~/*`, `Path.home().iterdir()`).
     pub fn is_destructive_target(&self) -> bool {
-        if let ["~"] | ["~", "*" | UNKNOWN_PART_STR] = self.parts.as_slice() {
-            return !self.absolute;
+        // Home itself, or any number of wholly unknown levels below it: every file there
+        // (`for f in home.rglob("*"): f.unlink()`, a walk of home removing what it finds).
+        if let ["~", below @ ..] = self.parts.as_slice() {
+            if below.iter().all(|p| *p == "*" || *p == UNKNOWN_PART_STR) {
+                return !self.absolute;
+            }
         }
         if !self.absolute {
             return false;
@@ -120,8 +124,10 @@ impl NormalPath<'_> {
             })
             || self.starts(&["var", "run", "secrets"])
             || self.last().is_some_and(|f| {
-                matches!(f, ".netrc" | "_netrc" | ".git-credentials" | ".pgpass")
-                    || SHELL_HISTORIES.contains(&f)
+                SECRET_FILE_NAMES
+                    .iter()
+                    .chain(SHELL_HISTORIES)
+                    .any(|name| may_name(f, name))
             })
     }
 
@@ -239,6 +245,52 @@ impl NormalPath<'_> {
             || self.starts(&["proc", "kcore"])
     }
 }
+
+/// The directory holding `path`, as `os.path.dirname` and `Path.parent` give it. The home
+/// directory's is where every user's home lives (`/home`).
+pub fn parent(path: &str) -> String {
+    let path = path.trim_end_matches('/');
+    if path == "~" {
+        return "/home".to_string();
+    }
+    match path.rsplit_once('/') {
+        Some(("", _)) => "/".to_string(),
+        Some((head, _)) => head.to_string(),
+        None if path.is_empty() => "/".to_string(),
+        None => ".".to_string(),
+    }
+}
+
+/// Whether a file name that may hold unknown pieces (a glob's `*`, a computed part) can be
+/// `name`: its known pieces appear in `name` in order, the first at its start and the last
+/// at its end. A name with fewer than two known characters matches only itself, so a
+/// listing of everything (`*`, `.*`) is not taken for a secret.
+fn may_name(part: &str, name: &str) -> bool {
+    if !part.contains(UNKNOWN_PART) {
+        return part == name;
+    }
+    let pieces: Vec<&str> = part.split(UNKNOWN_PART).collect();
+    if pieces.iter().map(|p| p.len()).sum::<usize>() < 2 {
+        return false;
+    }
+    let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() {
+        return false;
+    }
+    let Some(mut rest) = name[first.len()..].strip_suffix(last) else {
+        return false;
+    };
+    for piece in &pieces[1..pieces.len() - 1] {
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Credential files known by their name alone, wherever they are.
+const SECRET_FILE_NAMES: &[&str] = &[".netrc", "_netrc", ".git-credentials", ".pgpass"];
 
 /// Shell and REPL histories: commands typed with passwords and tokens in them.
 const SHELL_HISTORIES: &[&str] = &[
@@ -374,6 +426,40 @@ pub fn is_partial(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn partly_known_names_match_the_secrets_they_can_be() {
+        // A glob or computed name is a secret when it can name one; `*` and `.*` are not.
+        let u = UNKNOWN_PART;
+        assert!(normalize(&format!("~/.{u}_history")).is_secret());
+        assert!(normalize(&format!("~/{u}/.{u}netrc")).is_secret());
+        assert!(normalize(&format!("{u}history{u}")).is_secret());
+        assert!(!normalize(&format!("~/{u}")).is_secret());
+        assert!(!normalize(&format!("~/.{u}")).is_secret());
+        assert!(!normalize(&format!("data/{u}.csv")).is_secret());
+        assert!(!normalize(&format!("~/.{u}_historyx")).is_secret());
+    }
+
+    #[test]
+    fn the_parent_of_home_is_every_home() {
+        // dirname("~") is where all homes live; other paths lose their last part.
+        assert_eq!(parent("~"), "/home");
+        assert_eq!(parent("~/"), "/home");
+        assert_eq!(parent("/etc/passwd"), "/etc");
+        assert_eq!(parent("/etc"), "/");
+        assert_eq!(parent("data.csv"), ".");
+        assert!(normalize(&parent("~")).is_destructive_target());
+        assert!(!normalize(&parent("~/project/out")).is_destructive_target());
+    }
+
+    #[test]
+    fn every_file_below_home_is_a_destructive_target() {
+        // `~/<?>/<?>` is what a walk of home yields; a named folder in home is not.
+        let u = UNKNOWN_PART;
+        assert!(normalize(&format!("~/{u}/{u}")).is_destructive_target());
+        assert!(!normalize(&format!("~/Downloads/{u}")).is_destructive_target());
+        assert!(!normalize(&format!("~/{u}/{u}.tmp")).is_destructive_target());
+    }
 
     #[test]
     fn dot_dot_cannot_hide_a_system_path() {

@@ -122,6 +122,7 @@ impl<'a> Scanner<'a> {
         match stmt.kind() {
             StmtKind::Import(names) => {
                 for name in names {
+                    self.caps.note_import(name.name, stmt.start());
                     let module = canonical_name(name.name);
                     match name.alias {
                         Some(alias) => self.bind(alias, Value::name(&module)),
@@ -136,7 +137,12 @@ impl<'a> Scanner<'a> {
                 module,
                 level,
                 names,
-            } => self.import_from(module, level, &names),
+            } => {
+                if let Some(module) = module {
+                    self.caps.note_import(module, stmt.start());
+                }
+                self.import_from(module, level, &names)
+            }
             StmtKind::Assign { targets, value } => {
                 let value = self.eval(value);
                 for target in targets.iter() {
@@ -649,7 +655,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `value.attr` where `value` is not being called.
-    pub fn attribute(&self, value: &Value, attr: &str) -> Value {
+    pub fn attribute(&mut self, value: &Value, attr: &str) -> Value {
         if let Some(member) = self.member_of(value, attr) {
             return member;
         }
@@ -659,6 +665,9 @@ impl<'a> Scanner<'a> {
                 .attribute_of_name(&format!("{name}.{attr}"))
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
+            _ if value.taint.has(Taint::PATH) && attr == "parent" => {
+                super::calls::parent_path(self, value)
+            }
             _ => Value::unknown(value.taint),
         }
     }

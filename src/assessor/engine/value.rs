@@ -51,6 +51,8 @@ impl Taint {
     pub const FOREIGN_PROCESS: Taint = Taint(1 << 12);
     /// A credential from one environment variable whose name says so (`*_TOKEN`).
     pub const CREDENTIAL: Taint = Taint(1 << 13);
+    /// A handle on a file this program wrote earlier (its own cache or checkpoint).
+    pub const OWN_FILE: Taint = Taint(1 << 14);
 
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint =

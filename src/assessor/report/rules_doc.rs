@@ -55,9 +55,18 @@ const READING: &str = "## How programs are read
   executors' `submit`/`map`, `map(f, ...)`, `operator.methodcaller`, `functools.partial`,
   `atexit.register`, libc's `system` through ctypes, and the `(callable, args)` a class's
   `__reduce__` returns.
-- Constant pickles given to `pickle.loads` are disassembled (opcodes only, never run): one
-  whose `GLOBAL`/`STACK_GLOBAL` imports `os.system`, `subprocess.*`, `eval`/`exec` and the
-  like is decode-then-execute.
+- Constant pickles given to `pickle.loads`, `pickle.load` or an `Unpickler` (through
+  `io.BytesIO` too) are disassembled (opcodes only, never run): one whose
+  `GLOBAL`/`STACK_GLOBAL` imports `os.system`, `subprocess.*`, `eval`/`exec` and the like is
+  decode-then-execute. A pickle file the program wrote itself with `pickle.dump` and loads
+  back is its own data, not unsafe deserialisation.
+- Constant data is decoded and decompressed as Python would: hex, base64, base32, base85,
+  Ascii85, rot13, and zlib, gzip, bz2 and lzma (the first MiB of output), also through
+  `codecs.decode`.
+- Paths: a glob or computed file name is a secret when it can name one (`.*_history`);
+  `netrc.netrc()` reads `~/.netrc`; the parent of home (`Path.home().parent`) is every
+  user's home, and every file below home (a walk or `rglob('*')` of it) is home.
+- A module saved from the network (`<name>.py`) and then imported is download-and-execute.
 - Shell command lines (from `os.system`, `subprocess`, `os.exec*`, `pty.spawn`, `pexpect`)
   are split into pipelines and commands, looking through `sudo`, `env`, `nohup` and `sh -c`;
   argv lists are quoted as a shell would see them. Files a line downloads (`wget -O`,

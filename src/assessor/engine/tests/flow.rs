@@ -241,6 +241,36 @@ fn constant_pickles_are_disassembled() {
 }
 
 #[test]
+fn compressed_and_wrapped_pickles_are_opened_and_disassembled() {
+    // A pickle whose opcodes reach subprocess is found through base64 + zlib, gzip, lzma,
+    // a bz2 codec and an in-memory file; the same wrapping of plain data is not.
+    fires(
+        "CRD103",
+        "import pickle, zlib, base64\nblob = 'eJxrYEpOzs/NTcxLKeZKzkhNzo7PLy0pKC3hKmSILWSMYGJgYMhMKWRKbC1kDipk0QMAf5kOgw=='\ndef restore(b):\n    return pickle.loads(zlib.decompress(base64.b64decode(b)))\nrestore(blob)\n",
+    );
+    fires(
+        "CRD103",
+        "import pickle, gzip, base64 as b\nstate = gzip.decompress(b.b64decode(b'H4sIAGWYBWsC/2tgnarNAAE9XMWlSQVF+cmpxcVTeniSM1KTs+PzS0sKSkumTJ4SO6WHKTNlSmLrlKApegCFzgSCNgAAAA=='))\npickle.loads(state)\n",
+    );
+    fires(
+        "CRD103",
+        "import pickle, codecs\nraw = bytes.fromhex('425a68393141592653597e94929d00000adb80001000417c001100ae6fce002000314000019320a9faa647a02687a4db54cf44e518de32076707633bd82afcd97e05245a0d423c23dfe2167a1772453850907e94929d')\npickle.loads(codecs.decode(raw, 'bz2_codec'))\n",
+    );
+    fires(
+        "CRD103",
+        "import pickle, lzma, base64\nk = base64.b85decode('{Wp48S^xk9=GL@E0stWa761SMbT8$j0RS$50%K!uZEaz0WOE8*Xk}w-UvG7EaCLMFaR6O$0ayY6003!ZaROn5aRX9u1TFvo&8z{&#1P}Y00BoYuu*R`AGY&-0RR9100dcD')\nobj = pickle.loads(lzma.decompress(k))\n",
+    );
+    fires(
+        "CRD103",
+        "import pickle, io\npayload = b'\\x80\\x02ccommands\\ncheck_output\\nq\\x00]q\\x01X\\x02\\x00\\x00\\x00idq\\x02a\\x85q\\x03Rq\\x04.'\npickle.Unpickler(io.BytesIO(payload)).load()\n",
+    );
+    silent(
+        "CRD103",
+        "import pickle, zlib, base64\nrows = pickle.loads(zlib.decompress(base64.b64decode('eJxrYJmqygABtVM0eliK8suLp8RO0fBm9GbyZk7tYclLzE2d0sNanJiTWjylVA8AMywOcQ==')))\nprint(rows)\n",
+    );
+}
+
+#[test]
 fn calls_hidden_in_evaluated_strings_are_high() {
     // A constant exec/eval string that starts a program is at least HIGH; arithmetic is not.
     level(

@@ -123,3 +123,25 @@ fn setid_bits_ored_onto_an_unknown_mode() {
         "import os, stat\nos.chmod('x', os.stat('x').st_mode | stat.S_ISUID)\n",
     );
 }
+
+#[test]
+fn secrets_reached_through_globs_and_library_readers_are_high() {
+    // A glob whose pattern can only name shell histories, and netrc's parser (which reads
+    // ~/.netrc by itself), read secrets; a glob of data files does not.
+    level(
+        Level::High,
+        "from pathlib import Path\nfor h in Path.home().glob('.*_history'):\n    lines = h.read_text().splitlines()\n",
+    );
+    level(
+        Level::High,
+        "import glob, os\nfor f in glob.glob(os.path.expanduser('~/.*history*')):\n    print(open(f).read()[-500:])\n",
+    );
+    level(
+        Level::High,
+        "import netrc\nlogins = netrc.netrc().hosts\nprint(list(logins))\n",
+    );
+    level(
+        Level::Low,
+        "import glob, csv\nfor f in glob.glob('data/*.csv'):\n    rows = list(csv.reader(open(f)))\n",
+    );
+}

@@ -38,6 +38,24 @@ fn unsafe_deserialization() {
 }
 
 #[test]
+fn loading_back_the_programs_own_pickle_is_not_unsafe_deserialization() {
+    // A cache the program pickled itself is its own data; a pickle file it did not write,
+    // or one it wrote with bytes of its own making, is not vouched for.
+    silent(
+        "CRD302",
+        "import pickle\nPATH = 'model.pkl'\nwith open(PATH, 'wb') as f:\n    pickle.dump({'w': [1, 2]}, f)\nwith open(PATH, 'rb') as f:\n    model = pickle.load(f)\n",
+    );
+    fires(
+        "CRD302",
+        "import pickle\nwith open('upload.pkl', 'rb') as f:\n    data = pickle.load(f)\n",
+    );
+    fires(
+        "CRD302",
+        "import pickle\nopen('p.pkl', 'wb').write(blob)\nwith open('p.pkl', 'rb') as f:\n    data = pickle.load(f)\n",
+    );
+}
+
+#[test]
 fn dynamic_code() {
     // eval/exec of run-time input is MEDIUM; builtins.exec and __builtins__ resolve too.
     fires("CRD303", "eval(input())\n");
