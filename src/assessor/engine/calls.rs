@@ -740,7 +740,7 @@ fn walk(s: &mut Scanner<'_>, top: Option<&Value>) -> Value {
     s.folder.seq(vec![triple])
 }
 
-/// A call that sends its arguments off the machine: secret data among them is
+/// A call that sends its arguments off the machine: secret or host data among them is
 /// exfiltration. A credential from the environment in `headers`/`auth` is the program
 /// authenticating itself, not a leak.
 pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
@@ -754,10 +754,12 @@ pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
     }
 }
 
+/// Whether a value holds data that must not leave the machine: secrets, credentials, or
+/// the contents of the host's own files.
 pub(super) fn carries_secret(value: &Value) -> bool {
     value
         .deep_taint()
-        .has(Taint::SECRET.with(Taint::CREDENTIAL))
+        .has(Taint::SECRET.with(Taint::CREDENTIAL).with(Taint::HOST_DATA))
 }
 
 pub(super) fn network(s: &mut Scanner<'_>, at: u32) {

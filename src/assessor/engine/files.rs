@@ -33,6 +33,8 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
         let normal = normalize(text);
         if normal.is_secret() || normal.is_system_recon() {
             taint = taint.with(Taint::SECRET);
+        } else if !writes && normal.is_host_file() {
+            taint = taint.with(Taint::HOST_DATA);
         }
     }
     if !text.is_empty() && s.caps.is_downloaded(text) {

