@@ -161,7 +161,9 @@ impl<'a> Scanner<'a> {
         let (value, scope) = self.remember(params, Body::Block(body));
         self.scopes.push(scope);
         self.returns.push(Vec::new());
+        self.yields.push(Vec::new());
         self.scan_block(body);
+        self.yields.pop();
         let returned = self.returns.pop().unwrap_or_default();
         self.scopes.pop();
         (value, returned)
@@ -220,6 +222,15 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `yield value` inside a function being followed: calling it gives what it yields.
+    pub(super) fn note_yield(&mut self, value: Value) {
+        if let Some(frame) = self.yields.last_mut() {
+            if frame.len() < MAX_YIELDED {
+                frame.push(value);
+            }
+        }
+    }
+
     /// Follows a call to the program's own function with its arguments bound; returns what
     /// it returns. Too deep or past the budget, the result only carries the arguments' taint.
     pub(super) fn call_function(
@@ -253,8 +264,15 @@ impl<'a> Scanner<'a> {
             Body::Expr(body) => self.eval(body),
             Body::Block(body) => {
                 self.returns.push(Vec::new());
+                self.yields.push(Vec::new());
                 self.scan_block(body);
-                merge_returns(self.returns.pop().unwrap_or_default())
+                let yielded = self.yields.pop().unwrap_or_default();
+                let returned = merge_returns(self.returns.pop().unwrap_or_default());
+                match yielded.is_empty() {
+                    true => returned,
+                    // A generator: what it yields, one element each.
+                    false => Value::bounded_seq(yielded),
+                }
             }
         };
         self.inline_depth -= 1;
@@ -300,20 +318,20 @@ fn bind_arguments<'a>(
     scope
 }
 
-/// One return value is the result; several merge into their common taint.
+/// One return value is the result; several merge as the branches of an `if` do (the one
+/// that can be followed is kept, `None` drops out).
 fn merge_returns(values: Vec<Value>) -> Value {
-    match values.as_slice() {
-        [] => Value {
+    values
+        .into_iter()
+        .reduce(|a, b| super::scan::either(Value::UNKNOWN, a, b))
+        .unwrap_or(Value {
             kind: Kind::NoneValue,
             taint: Taint::NONE,
-        },
-        [only] => only.clone(),
-        many => Value::unknown(
-            many.iter()
-                .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data())),
-        ),
-    }
+        })
 }
+
+/// Most values a generator's yields are remembered as.
+const MAX_YIELDED: usize = 64;
 
 /// A comprehension whose items are not known one by one: a listing when the element is
 /// path-like text, otherwise an unknown collection carrying the element's taint.

