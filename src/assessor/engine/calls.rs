@@ -660,6 +660,15 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             run_file(s, &path, at);
             Value::UNKNOWN
         }
+        Api::OpenUnnamed { mode } => {
+            // A temporary file is opened for writing unless told otherwise.
+            let mode = match mode {
+                Some(arg) => args.get(arg, "mode").and_then(Value::text).unwrap_or("r"),
+                None => args.get(0, "mode").and_then(Value::text).unwrap_or("w+b"),
+            };
+            let mode = mode.to_string();
+            open_file(s, &Value::UNKNOWN, Some(&mode), at)
+        }
         Api::OsOpen => {
             let path = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
             let flags = args.get(1, "flags").and_then(Value::as_int).unwrap_or(0);
@@ -911,6 +920,10 @@ pub(super) fn run_file(s: &mut Scanner<'_>, path: &Value, at: u32) {
             hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High)
         }
         Some(_) if path.is_constant() => {}
+        // A file the program cannot name, run after it saved network data somewhere.
+        _ if !s.caps.downloads.is_empty() => {
+            hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::Medium)
+        }
         _ => hit(s, rules::DYNAMIC_CODE, at, Confidence::Medium),
     }
 }

@@ -83,6 +83,11 @@ pub enum Api {
     },
     /// `os.open(path, flags)`: read or write depending on the flags.
     OsOpen,
+    /// Opens a file whose path the program does not name: a temporary file, or a file
+    /// descriptor (`os.fdopen(fd, mode)`); the mode is in argument `mode`, when any.
+    OpenUnnamed {
+        mode: Option<usize>,
+    },
     /// Paths matching a pattern or inside a directory (`glob.glob`, `os.listdir`);
     /// `names_only` when the elements are bare names rather than paths.
     Listing {
@@ -274,6 +279,10 @@ pub fn api(name: &str) -> Option<Api> {
         | "pysftp.Connection"
         | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
+        "os.fdopen" => OpenUnnamed { mode: Some(1) },
+        "tempfile.NamedTemporaryFile"
+        | "tempfile.TemporaryFile"
+        | "tempfile.SpooledTemporaryFile" => OpenUnnamed { mode: None },
         "pathlib.Path" | "pathlib.PosixPath" | "pathlib.PurePath" | "pathlib.PurePosixPath" => {
             PathNew
         }

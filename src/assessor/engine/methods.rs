@@ -11,7 +11,7 @@ use super::findings::Confidence;
 use super::fold;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{piece, Kind, Piece, Taint, Value};
+use super::value::{piece, Kind, Piece, Taint, Value, UNKNOWN_PART};
 
 /// A method call on a value that is not a module: text methods fold, tracked objects
 /// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
@@ -28,9 +28,11 @@ pub(super) fn method_call(
     }
     if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
         if args.data_taint().has(Taint::NETWORK) {
-            if let Some(path) = object.text() {
-                s.caps.downloads.push(path.into());
-            }
+            // A file without a known path (a temporary file) is a download all the same.
+            let path = object
+                .text()
+                .map_or(UNKNOWN_PART.to_string(), str::to_string);
+            s.caps.downloads.push(path.into());
         }
         return Value::UNKNOWN;
     }

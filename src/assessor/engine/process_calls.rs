@@ -46,7 +46,32 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         command = Some(s.folder.seq(items));
     }
     run_command(s, command.as_ref(), shell, at);
+    if let (Some(command), Some(input)) = (&command, args.keyword("input")) {
+        stdin_program(s, command, input, at);
+    }
     Value::unknown(Taint::CHILD.with(args.data_taint()))
+}
+
+/// `subprocess.run(["python3", "-"], input=code)`: an interpreter reading its program from
+/// stdin runs what it is given, so fetched or decoded input is run as code.
+fn stdin_program(s: &mut Scanner<'_>, command: &Value, input: &Value, at: u32) {
+    let taint = input.deep_taint();
+    if !taint.has(Taint::NETWORK.with(Taint::DECODED)) {
+        return;
+    }
+    let line = command_line(s, command);
+    if !line
+        .text()
+        .is_some_and(|text| shell::analyse(text).runs_stdin)
+    {
+        return;
+    }
+    if taint.has(Taint::NETWORK) {
+        hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
+    }
+    if taint.has(Taint::DECODED) {
+        hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+    }
 }
 
 /// Any program start: LOW by itself, MEDIUM for a shell line built at run time, and the

@@ -35,6 +35,8 @@ pub struct CommandFacts {
     pub downloads: Vec<String>,
     /// Python code given inline (`python3 -c CODE`), to be analysed as Python.
     pub python_sources: Vec<String>,
+    /// An interpreter that reads its program from standard input (`python3 -`, `bash`).
+    pub runs_stdin: bool,
 }
 
 /// How deep `sh -c "sh -c ..."` is followed.
@@ -338,6 +340,14 @@ impl<'t> Simple<'t> {
         named(&self.name) || loads && self.operands().any(named)
     }
 
+    /// An interpreter given no program but its standard input (no script, or `-`).
+    fn reads_code_from_stdin(&self) -> bool {
+        const INLINE_CODE: &[&str] = &["-c", "-e", "-r", "-m"];
+        self.runs_code()
+            && !INLINE_CODE.iter().any(|flag| self.has_flag(flag))
+            && self.operands().all(|operand| operand == "-")
+    }
+
     /// An interactive shell, or one reading its commands from stdin.
     fn spawns_shell(&self) -> bool {
         SHELLS.contains(&self.name.as_str())
@@ -361,6 +371,7 @@ impl<'t> Simple<'t> {
 
     fn check(&self, depth: u32, facts: &mut CommandFacts) {
         facts.privilege |= self.privileged;
+        facts.runs_stdin |= self.reads_code_from_stdin();
         if let Some(inner) = self.inner {
             analyse_into(inner, depth + 1, facts);
         }
@@ -635,6 +646,12 @@ mod tests {
         // `/bin/sh -i` or a bare shell is a shell for whoever holds stdin.
         assert!(analyse("/bin/sh -i").spawns_shell);
         assert!(analyse("bash").spawns_shell);
+        assert!(analyse("python3 -").runs_stdin);
+        assert!(analyse("/usr/bin/python3 -u").runs_stdin);
+        assert!(analyse("bash -s").runs_stdin);
+        assert!(!analyse("python3 tool.py").runs_stdin);
+        assert!(!analyse("python3 -c 'print(1)'").runs_stdin);
+        assert!(!analyse("python3 -m http.server").runs_stdin);
         assert!(!analyse("bash build.sh").spawns_shell);
     }
 }

