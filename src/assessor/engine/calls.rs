@@ -259,6 +259,16 @@ pub(super) fn text_value(s: &mut Scanner<'_>, text: &str, taint: Taint) -> Value
     s.folder.join([Piece::Known(text)], taint)
 }
 
+/// Builtins that, called with nothing, return the same empty value every time.
+fn returns_empty_value(callable: &Value) -> bool {
+    matches!(
+        callable.qualified_name(),
+        Some(
+            "builtins.int" | "builtins.float" | "builtins.str" | "builtins.bool" | "builtins.bytes"
+        )
+    )
+}
+
 /// The directory holding a path (`os.path.dirname`, `Path.parent`); unknown when the path
 /// is not known text.
 pub(super) fn parent_path(s: &mut Scanner<'_>, path: &Value) -> Value {
@@ -331,6 +341,18 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
         (Some("builtins.range"), _) => range(&args.positional),
         (Some("itertools.count" | "itertools.cycle"), _) => iterations(Some(ENDLESS)),
+        // `iter(int, 1)`: a callable that always returns its empty value never meets a
+        // sentinel that differs from it.
+        (Some("builtins.iter"), Some(callable))
+            if args.positional.len() == 2 && returns_empty_value(callable) =>
+        {
+            let sentinel = &args.positional[1];
+            let empty = sentinel.as_int() == Some(0) || sentinel.exact_text() == Some("");
+            iterations(
+                (!empty && (sentinel.as_int().is_some() || sentinel.exact_text().is_some()))
+                    .then_some(ENDLESS),
+            )
+        }
         (Some("itertools.repeat"), _) => match args.get(1, "times") {
             Some(times) => iterations(times.as_int()),
             None => iterations(Some(ENDLESS)),
@@ -659,6 +681,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let path = args.get(arg, "path").cloned().unwrap_or(Value::UNKNOWN);
             run_file(s, &path, at);
             Value::UNKNOWN
+        }
+        Api::SecretStore => {
+            hit(s, rules::SECRET_READ, at, Confidence::High);
+            s.caps.note_secret(at);
+            Value::unknown(Taint::SECRET)
         }
         Api::OpenUnnamed { mode } => {
             // A temporary file is opened for writing unless told otherwise.
@@ -1043,7 +1070,42 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
     Value::unknown(Taint::NATIVE_LIB)
 }
 
+/// The name of an x86-64 system call the rules care about, by number.
+fn syscall_name(number: i64) -> Option<&'static str> {
+    Some(match number {
+        62 => "kill",
+        105 => "setuid",
+        106 => "setgid",
+        113 => "setreuid",
+        114 => "setregid",
+        117 => "setresuid",
+        119 => "setresgid",
+        155 => "pivot_root",
+        157 => "prctl",
+        161 => "chroot",
+        165 => "mount",
+        166 => "umount2",
+        175 => "init_module",
+        272 => "unshare",
+        308 => "setns",
+        313 => "finit_module",
+        _ => return None,
+    })
+}
+
 pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
+    if function == "syscall" {
+        // `libc.syscall(313, ...)`: the call by its x86-64 number.
+        if let Some(name) = args
+            .positional
+            .first()
+            .and_then(Value::as_int)
+            .and_then(syscall_name)
+        {
+            libc_call(s, name, args, at);
+        }
+        return;
+    }
     let rule = match function {
         "system" | "popen" => {
             // `CDLL("libc.so.6").system(b"...")` is `os.system` by another door.

@@ -83,6 +83,8 @@ pub enum Api {
     },
     /// `os.open(path, flags)`: read or write depending on the flags.
     OsOpen,
+    /// Returns secrets kept by the desktop (`keyring.get_password`, the Secret Service).
+    SecretStore,
     /// Opens a file whose path the program does not name: a temporary file, or a file
     /// descriptor (`os.fdopen(fd, mode)`); the mode is in argument `mode`, when any.
     OpenUnnamed {
@@ -280,6 +282,12 @@ pub fn api(name: &str) -> Option<Api> {
         | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
+        "keyring.get_password"
+        | "keyring.get_credential"
+        | "secretstorage.get_default_collection"
+        | "secretstorage.get_all_collections"
+        | "secretstorage.get_any_collection"
+        | "secretstorage.search_items" => SecretStore,
         "tempfile.NamedTemporaryFile"
         | "tempfile.TemporaryFile"
         | "tempfile.SpooledTemporaryFile" => OpenUnnamed { mode: None },

@@ -6,7 +6,7 @@
 use super::calls::{
     call_indirect, hit, is_callable, libc_call, send_out, text_value, Args, Sending,
 };
-use super::files::{open_file, path_method};
+use super::files::{file_access, open_file, path_method, Access};
 use super::findings::Confidence;
 use super::fold;
 use super::rules;
@@ -35,6 +35,12 @@ pub(super) fn method_call(
             s.caps.downloads.push(path.into());
         }
         return Value::UNKNOWN;
+    }
+    if matches!(method, "write" | "add") && !taint.has(Taint::FILE_WRITE) {
+        // `ZipFile.write(path)`, `TarFile.add(path)`: archiving a file reads it.
+        if let Some(path) = args.positional.first() {
+            file_access(s, path, Access::Read, at);
+        }
     }
     if taint.has(Taint::SOCKET) {
         send_out(s, args, at, Sending::Data);
@@ -203,9 +209,13 @@ pub(super) fn socket_method(s: &mut Scanner<'_>, object: &Value, method: &str, a
             s.caps.socket_connect.get_or_insert(at);
             Value::UNKNOWN
         }
-        "fileno" | "makefile" | "accept" | "dup" => {
+        // A listening socket that accepts has a remote party on it, as a connected one
+        // has (a shell wired to it is a bind shell).
+        "accept" => {
+            s.caps.socket_connect.get_or_insert(at);
             Value::unknown(object.taint.with(Taint::NETWORK))
         }
+        "fileno" | "makefile" | "dup" => Value::unknown(object.taint.with(Taint::NETWORK)),
         "recv" | "recvfrom" | "recv_into" | "read" => Value::unknown(Taint::NETWORK),
         _ => Value::unknown(object.taint.data()),
     }

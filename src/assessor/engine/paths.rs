@@ -123,6 +123,7 @@ impl NormalPath<'_> {
                 f.starts_with("credentials") || f.starts_with("application_default")
             })
             || self.starts(&["var", "run", "secrets"])
+            || self.browser_credential_store()
             || self.last().is_some_and(|f| {
                 SECRET_FILE_NAMES
                     .iter()
@@ -187,6 +188,34 @@ impl NormalPath<'_> {
 
     /// `~/.ssh/<?>`, `~/.aws/<?>`: a file picked at run time from a directory that holds
     /// little but credentials.
+    /// A browser's saved passwords, cookies or the key that decrypts them.
+    fn browser_credential_store(&self) -> bool {
+        const BROWSER_DIRS: &[&str] = &[
+            ".mozilla",
+            "google-chrome",
+            "chromium",
+            "BraveSoftware",
+            "microsoft-edge",
+            "vivaldi",
+            "opera",
+        ];
+        const STORES: &[&str] = &[
+            "Login Data",
+            "Cookies",
+            "Web Data",
+            "Local State",
+            "logins.json",
+            "key4.db",
+            "key3.db",
+            "cookies.sqlite",
+            "signons.sqlite",
+        ];
+        self.parts.iter().any(|p| BROWSER_DIRS.contains(p))
+            && self
+                .last()
+                .is_some_and(|f| STORES.iter().any(|store| may_name(f, store)))
+    }
+
     fn unknown_file_in_credential_dir(&self) -> bool {
         const CREDENTIAL_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", "gcloud", ".kube"];
         match self.parts.as_slice() {
@@ -229,6 +258,8 @@ impl NormalPath<'_> {
             || self.starts(&["usr", "lib", "systemd"])
             || self.has_pair("systemd", |f| f == "user")
             || self.has_pair(".config", |f| f == "autostart")
+            // Git runs these on every commit, checkout or push.
+            || (self.has_pair(".git", |f| f == "hooks") && self.last() != Some("hooks"))
     }
 
     /// Files every Python start reads: a `.pth` file or `sitecustomize.py` in
@@ -452,6 +483,17 @@ mod tests {
         assert!(!normalize(&format!("~/.{u}")).is_secret());
         assert!(!normalize(&format!("data/{u}.csv")).is_secret());
         assert!(!normalize(&format!("~/.{u}_historyx")).is_secret());
+    }
+
+    #[test]
+    fn browser_stores_are_secrets_and_git_hooks_persistence() {
+        let u = UNKNOWN_PART;
+        assert!(normalize("~/.config/google-chrome/Default/Login Data").is_secret());
+        assert!(normalize(&format!("~/.mozilla/firefox/{u}.default{u}/logins.json")).is_secret());
+        assert!(!normalize("~/.mozilla/firefox/profiles.ini").is_secret());
+        assert!(!normalize("data/Cookies").is_secret());
+        assert!(normalize("repo/.git/hooks/pre-commit").is_persistence());
+        assert!(!normalize("repo/.git/config").is_persistence());
     }
 
     #[test]

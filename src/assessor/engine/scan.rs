@@ -929,6 +929,10 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("sorted", "builtins.sorted"),
     ("dict", "builtins.dict"),
     ("range", "builtins.range"),
+    ("iter", "builtins.iter"),
+    ("int", "builtins.int"),
+    ("float", "builtins.float"),
+    ("bool", "builtins.bool"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.

