@@ -883,8 +883,16 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
             taint: Taint::NONE,
         };
     }
+    // `STRIPE_KEY`, `DB_PASS`, `SMTP_PWD`, `SENTRY_DSN`, `DATABASE_URL` (which holds the
+    // password): endings that name a credential.
+    const ENDINGS: &[&str] = &["_KEY", "_PASS", "_PWD", "_PIN", "_DSN", "DATABASE_URL"];
     match name {
-        Some(name) if MARKERS.iter().any(|m| name.contains(m)) => Value::unknown(Taint::CREDENTIAL),
+        Some(name)
+            if MARKERS.iter().any(|m| name.contains(m))
+                || ENDINGS.iter().any(|e| name.ends_with(e)) =>
+        {
+            Value::unknown(Taint::CREDENTIAL)
+        }
         _ => Value::UNKNOWN,
     }
 }

