@@ -410,6 +410,18 @@ pub(super) fn plain_call<'a>(
             }
             value
         }
+        // `reduce(lambda acc, f: f(acc), [b64decode, bytes.decode], data)`: each step is a
+        // call of the function on what the last one gave and the next item.
+        (Some("functools.reduce"), Some(function)) if is_callable(function) => {
+            let items = args.positional.get(1).and_then(Value::items).unwrap_or(&[]);
+            let mut items = items.iter().take(MAX_MAPPED_ITEMS).cloned();
+            let first = args.positional.get(2).cloned().or_else(|| items.next());
+            let mut value = first.unwrap_or(Value::UNKNOWN);
+            for item in items {
+                value = call_indirect(s, function, vec![value, item], at);
+            }
+            value
+        }
         _ => Value::unknown(args.data_taint().with(callee.taint.data())),
     }
 }

@@ -465,3 +465,12 @@ fn bind_shells_git_hooks_syscalls_by_number_and_endless_iter_loops() {
         "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 8000))\ns.listen()\nc, _ = s.accept()\nc.sendall(b'HTTP/1.0 200 OK\\r\\n\\r\\nhi')\n",
     );
 }
+
+#[test]
+fn a_decoding_chain_folded_by_reduce_is_decode_then_execute() {
+    // functools.reduce applying a list of decoders to a constant, then exec.
+    fires(
+        "CRD103",
+        "import base64, functools\nSTAGES = [base64.b64decode, bytes.decode]\nDATA = 'aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk='\nexec(functools.reduce(lambda acc, fn: fn(acc), STAGES, DATA))\n",
+    );
+}
