@@ -634,7 +634,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             },
             None => Value::UNKNOWN,
         },
-        Api::CallsTarget { target, args: from } => {
+        Api::CallsTarget {
+            target,
+            args: from,
+            starts,
+        } => {
             let function = args.keyword("target").or(args.positional.get(target));
             let given = args.keyword("args").or(args.positional.get(from)).cloned();
             if let Some(function) = function.cloned() {
@@ -648,7 +652,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 };
                 // The target runs in the new thread or process (or later): what it waits
                 // for does not make the loop that starts it wait.
-                s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
+                if starts {
+                    s.start_target(&function, positional, at);
+                } else {
+                    s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
+                }
             }
             Value::UNKNOWN
         }

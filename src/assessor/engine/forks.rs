@@ -1,28 +1,43 @@
-//! Fork bombs: the loops and function definitions being walked, what each starts
-//! (processes, threads) and whether it waits or ends, decided as each one is left.
+//! Fork bombs: the loops and functions being walked, what each starts (processes,
+//! threads, itself) and whether it waits or ends, decided as each one is left.
 //!
-//! Part of `Scanner` (called from `scan` for loops, `def`s and every call, and from
-//! `calls` for thread and process targets). Invariant: the frames mirror the walk: one
-//! pushed per loop or `def` entered, popped as it is left.
+//! Part of `Scanner` (called from `scan` for loops, from `flow` for function bodies, and
+//! from `calls` for every call and for thread and process targets). Invariant: the frames
+//! mirror the walk: one pushed per loop or function body entered, popped as it is left.
 
+use super::calls::call_indirect;
 use super::findings::Confidence;
 use super::rules;
 use super::scan::Scanner;
-use super::value::ENDLESS;
+use super::value::{Kind, Value, ENDLESS};
 
-/// The loops and definitions being walked, innermost last.
+/// The loops and function bodies being walked, innermost last.
 #[derive(Default)]
 pub(super) struct Forks<'a> {
     loops: Vec<LoopFrame>,
-    defining: Vec<DefFrame<'a>>,
+    functions: Vec<FunctionFrame<'a>>,
 }
 
-/// A function whose body is being walked where it is defined: does it start processes,
-/// and does it call itself (a recursive fork bomb)?
-struct DefFrame<'a> {
-    name: &'a str,
+/// A function whose body is being walked, where it is defined or followed from a call:
+/// does it start processes and call itself, or start itself as a new thread or process?
+struct FunctionFrame<'a> {
+    function: u32,
+    /// Its name while its definition is walked (a followed call has none).
+    defining: Option<&'a str>,
+    /// Where it first starts a process or thread (while defined).
     forks: Option<u32>,
+    /// It calls itself by name (while defined).
     recurses: bool,
+    /// How many loops were open as it was entered; the later ones are its own.
+    loops_at: usize,
+    /// Where it first starts itself, and how many times per call (its loops' passes
+    /// multiplied in).
+    first_self_start: Option<u32>,
+    self_starts: i64,
+    /// It returns before it first starts itself: a base case ends the recursion.
+    base_case: bool,
+    /// It waits for what it started (`join`, `result`, `wait`).
+    waits: bool,
 }
 
 /// What one loop being walked has done so far.
@@ -43,29 +58,98 @@ struct LoopFrame {
     child_ends: bool,
     /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
     bounded: bool,
+    /// Its body is walked once per item (a known list), so what it starts is already
+    /// counted per pass.
+    unrolled: bool,
+}
+
+impl LoopFrame {
+    /// How many times what one walk of the body starts is started: once per pass, or
+    /// once when each pass had a walk of its own.
+    fn passes_walked_once(&self) -> i64 {
+        match (self.unrolled, self.runs) {
+            (false, Some(runs)) => runs.max(1),
+            _ => 1,
+        }
+    }
 }
 
 impl<'a> Scanner<'a> {
-    /// A `def` of `name` begins: its body is walked next.
-    pub(super) fn begin_definition(&mut self, name: &'a str) {
-        self.forks.defining.push(DefFrame {
-            name,
+    /// The body of the program's function `function` is walked next: where it is
+    /// defined (`defining` is its name) or followed from a call.
+    pub(super) fn enter_function(&mut self, function: u32, defining: Option<&'a str>) {
+        self.forks.functions.push(FunctionFrame {
+            function,
+            defining,
             forks: None,
             recurses: false,
+            loops_at: self.forks.loops.len(),
+            first_self_start: None,
+            self_starts: 0,
+            base_case: false,
+            waits: false,
         });
     }
 
-    /// A `def` ends: a function that starts a process and calls itself is a recursive
-    /// fork bomb.
-    pub(super) fn end_definition(&mut self) {
-        if let Some(DefFrame {
-            forks: Some(at),
-            recurses: true,
-            ..
-        }) = self.forks.defining.pop()
-        {
+    /// A function body ends. It is a recursive fork bomb when it starts a process and
+    /// calls itself, or starts itself `MIN_SELF_STARTS` times or more per call (growth
+    /// by a power each generation), unless it is divide and conquer: a base case ends
+    /// the recursion and each call waits for the copies it started.
+    pub(super) fn leave_function(&mut self) {
+        let Some(frame) = self.forks.functions.pop() else {
+            return;
+        };
+        if let (Some(at), true) = (frame.forks, frame.recurses) {
             self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
         }
+        let divide_and_conquer = frame.base_case && frame.waits;
+        if frame.self_starts >= MIN_SELF_STARTS && !divide_and_conquer {
+            if let Some(at) = frame.first_self_start {
+                self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+            }
+        }
+    }
+
+    /// Whether the definition of `function` is being walked (its body is not followed
+    /// into again from inside itself: that walk is already the analysis of it).
+    pub(super) fn is_being_defined(&self, function: u32) -> bool {
+        self.forks
+            .functions
+            .iter()
+            .any(|f| f.function == function && f.defining.is_some())
+    }
+
+    /// `return` in the function being walked: before it starts itself, a base case.
+    pub(super) fn note_function_returns(&mut self) {
+        if let Some(frame) = self.forks.functions.last_mut() {
+            frame.base_case |= frame.self_starts == 0;
+        }
+    }
+
+    /// `target` starts in a new thread or process (or as a task of a pool): a function
+    /// that is being walked starting itself is counted for it (and not followed again);
+    /// anything else is followed apart from the loops that start it.
+    pub(super) fn start_target(&mut self, target: &Value, positional: Vec<Value>, at: u32) {
+        let running = function_of(target).and_then(|function| {
+            self.forks
+                .functions
+                .iter()
+                .rposition(|f| f.function == function)
+        });
+        let Some(position) = running else {
+            self.apart_from_loops(|s| call_indirect(s, target, positional, at));
+            return;
+        };
+        let loops_at = self.forks.functions[position].loops_at;
+        let times = self
+            .forks
+            .loops
+            .iter()
+            .skip(loops_at)
+            .fold(1i64, |n, l| n.saturating_mul(l.passes_walked_once()));
+        let frame = &mut self.forks.functions[position];
+        frame.first_self_start.get_or_insert(at);
+        frame.self_starts = frame.self_starts.saturating_add(times);
     }
 
     /// A loop begins; `runs` is how many times its body runs, when known (`ENDLESS`
@@ -87,7 +171,7 @@ impl<'a> Scanner<'a> {
         };
         let forever = frame.runs == Some(ENDLESS);
         let runs = frame.runs.unwrap_or(1).max(1);
-        let started = frame.starts.saturating_mul(runs);
+        let started = frame.starts.saturating_mul(frame.passes_walked_once());
         let doubles = frame.doubles && !frame.child_ends;
         let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
         if runaway && !frame.bounded {
@@ -115,6 +199,13 @@ impl<'a> Scanner<'a> {
         result
     }
 
+    /// The loop being entered walks its body once per item.
+    pub(super) fn loop_unrolled(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.unrolled = true;
+        }
+    }
+
     pub(super) fn loop_exits(&mut self) {
         if let Some(frame) = self.forks.loops.last_mut() {
             frame.bounded = true;
@@ -124,12 +215,17 @@ impl<'a> Scanner<'a> {
     /// Called for every call: starting a process or thread, or waiting, inside a loop;
     /// a function calling itself or starting a process, for the function being defined.
     pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
-        if let Some(def) = self.forks.defining.last_mut() {
-            if def.name == name {
+        let mut defining = self.forks.functions.iter_mut().rev();
+        if let Some(def) = defining.find(|f| f.defining.is_some()) {
+            if def.defining == Some(name) {
                 def.recurses = true;
             } else if FORK_STARTS.contains(&name) {
                 def.forks.get_or_insert(at);
             }
+        }
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if let Some(function) = self.forks.functions.last_mut() {
+            function.waits |= CHILD_WAITS.contains(&last);
         }
         let Some(frame) = self.forks.loops.last_mut() else {
             return;
@@ -162,7 +258,6 @@ impl<'a> Scanner<'a> {
             "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
             "execlp", "execlpe",
         ];
-        let last = name.rsplit('.').next().unwrap_or(name);
         if FORK_STARTS.contains(&name) {
             if frame.forks.len() < 4 {
                 frame.forks.push(at);
@@ -192,9 +287,28 @@ const FORK_STARTS: &[&str] = &[
 /// Starts that copy the running process, loop and all.
 const FORKS_ITSELF: &[&str] = &["os.fork", "os.forkpty", "pty.fork"];
 
+/// Waits for a thread, process or task started earlier.
+const CHILD_WAITS: &[&str] = &["join", "wait", "waitpid", "result", "communicate"];
+
+/// Starts of itself per call from which a recursive function grows as a power.
+const MIN_SELF_STARTS: i64 = 2;
+
 /// Passes of a loop that forks itself from which the processes (2 to that power) are a
 /// bomb in effect.
 const MIN_DOUBLINGS: i64 = 10;
 
 /// Processes or threads started by one loop, never waited for, that are a bomb in effect.
 const MIN_STARTS: i64 = 1000;
+
+/// The program's function a value calls: itself, or the one a bound method or partial
+/// wraps.
+fn function_of(value: &Value) -> Option<u32> {
+    match &value.kind {
+        Kind::Function(index) => Some(*index),
+        Kind::Partial(partial) => match partial.0.kind {
+            Kind::Function(index) => Some(index),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -145,18 +145,20 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
         method,
         "map" | "starmap" | "imap" | "imap_unordered" | "map_async" | "starmap_async"
     );
-    let schedules = matches!(
+    // Run as a task of a pool or an event loop, not by this call.
+    let starts = matches!(
         method,
         "submit"
-            | "apply"
             | "apply_async"
+            | "map_async"
+            | "starmap_async"
             | "run_in_executor"
             | "call_soon"
             | "call_later"
             | "call_soon_threadsafe"
             | "spawn"
-            | "run"
     );
+    let schedules = starts || matches!(method, "apply" | "run");
     if !(maps || schedules) {
         return None;
     }
@@ -183,7 +185,11 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
             _ => rest.to_vec(),
         },
     };
-    call_indirect(s, &target, positional, at);
+    if starts {
+        s.start_target(&target, positional, at);
+    } else {
+        call_indirect(s, &target, positional, at);
+    }
     Some(Value::UNKNOWN)
 }
 

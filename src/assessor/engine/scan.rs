@@ -156,9 +156,7 @@ impl<'a> Scanner<'a> {
                     .map(|e| self.eval(*e))
                     .filter(super::calls::is_callable)
                     .collect();
-                self.begin_definition(name);
-                let (value, returned) = self.define_function(params, body);
-                self.end_definition();
+                let (value, returned) = self.define_function(name, params, body);
                 if name == "__reduce__" || name == "__reduce_ex__" {
                     self.reduce_gadget(&returned, stmt.start());
                 }
@@ -172,6 +170,7 @@ impl<'a> Scanner<'a> {
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
                 self.note_return(value);
+                self.note_function_returns();
                 self.loop_exits();
             }
             StmtKind::Break => self.loop_exits(),

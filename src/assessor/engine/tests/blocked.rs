@@ -292,6 +292,63 @@ fn recursive_fork_bombs_and_pool_maps() {
 }
 
 #[test]
+fn functions_that_start_themselves_twice_per_call() {
+    // A function that starts itself as a new process, thread or pool task two or more
+    // times per call (a bounded loop, two statements, a helper, a comprehension, a
+    // lambda) doubles each generation.
+    fires(
+        "CRD111",
+        "import multiprocessing\ndef grow():\n    for _ in range(2):\n        multiprocessing.Process(target=grow).start()\ngrow()\n",
+    );
+    fires(
+        "CRD111",
+        "from threading import Thread as T\ndef spawn(n=0):\n    T(target=spawn, args=(n + 1,)).start()\n    T(target=spawn, args=(n + 1,)).start()\n",
+    );
+    fires(
+        "CRD111",
+        "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor()\ndef task():\n    for i in range(3):\n        pool.submit(task)\ntask()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process\ndef launch(fn):\n    Process(target=fn, daemon=True).start()\ndef replicate():\n    launch(replicate)\n    launch(replicate)\nreplicate()\n",
+    );
+    fires(
+        "CRD111",
+        "import multiprocessing as mp\ndef hydra():\n    [mp.Process(target=hydra).start() for _ in range(2)]\nif __name__ == '__main__':\n    hydra()\n",
+    );
+    fires(
+        "CRD111",
+        "import threading\ngo = lambda: [threading.Thread(target=go).start() for _ in range(3)]\ngo()\n",
+    );
+    fires(
+        "CRD111",
+        "import os\ndef split(n):\n    os.fork()\n    split(n + 1)\n    split(n + 1)\nsplit(0)\n",
+    );
+}
+
+#[test]
+fn recursion_that_is_not_a_fork_bomb() {
+    // One child per call (a chain), a base case with joined children (divide and
+    // conquer) and a tree walk that starts nothing are ordinary recursion.
+    silent(
+        "CRD111",
+        "import multiprocessing\ndef work(depth):\n    if depth == 0:\n        return\n    p = multiprocessing.Process(target=work, args=(depth - 1,))\n    p.start()\n    p.join()\nwork(3)\n",
+    );
+    silent(
+        "CRD111",
+        "from threading import Thread\nimport time\ndef tick(n=0):\n    time.sleep(1)\n    Thread(target=tick, args=(n + 1,)).start()\ntick()\n",
+    );
+    silent(
+        "CRD111",
+        "from concurrent.futures import ThreadPoolExecutor\ndef msort(xs):\n    if len(xs) <= 1:\n        return xs\n    mid = len(xs) // 2\n    with ThreadPoolExecutor(max_workers=2) as ex:\n        a = ex.submit(msort, xs[:mid])\n        b = ex.submit(msort, xs[mid:])\n        return sorted(a.result() + b.result())\nprint(msort([3, 1, 2]))\n",
+    );
+    silent(
+        "CRD111",
+        "def walk(node):\n    for child in node.get('children', []):\n        walk(child)\n    walk(node.get('left', {}))\nwalk({'children': [{}]})\n",
+    );
+}
+
+#[test]
 fn decoded_code_is_analysed_as_code_too() {
     // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
     // here a reverse shell.
