@@ -81,7 +81,11 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             s.note_call_in_loop(attr, at);
         }
         if let Kind::Instance(_) | Kind::Class(_) = object.kind {
-            // A method the class does not define (inherited from outside the program).
+            // A method the class does not define (inherited from outside the program):
+            // a thread's or process's `start()` runs its `run` in a new one.
+            if let ("start", Some(library)) = (attr, s.thread_class_of(&object)) {
+                s.start_instance(&object, &library, at);
+            }
             return Value::unknown(args.data_taint());
         }
         let result = method_call(s, &object, attr, &args, at);

@@ -191,6 +191,16 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `instance.start()` of the program's subclass of `library` (`threading.Thread`,
+    /// `multiprocessing.Process`): a start like `Thread(target=...)` whose target is the
+    /// instance's `run`.
+    pub(super) fn start_instance(&mut self, instance: &Value, library: &str, at: u32) {
+        self.note_call_in_loop(library, at);
+        if let Some(run) = self.member_of(instance, "run") {
+            self.start_target(&run, Vec::new(), at);
+        }
+    }
+
     /// Runs `f` as code that does not run in the loops being walked (a thread's target).
     pub(super) fn apart_from_loops<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let loops = std::mem::take(&mut self.forks.loops);
@@ -278,7 +288,9 @@ const FORK_STARTS: &[&str] = &[
     "os.forkpty",
     "pty.fork",
     "multiprocessing.Process",
+    "multiprocessing.context.Process",
     "threading.Thread",
+    "threading.Timer",
     "subprocess.Popen",
     "os.posix_spawn",
     "os.posix_spawnp",

@@ -327,6 +327,37 @@ fn functions_that_start_themselves_twice_per_call() {
 }
 
 #[test]
+fn thread_and_process_subclasses_start_their_run() {
+    // `start()` of a Thread or Process subclass (also one level removed, or called from
+    // `__init__`) starts its `run`: endlessly in a loop, or a `run` that starts two more.
+    fires(
+        "CRD111",
+        "import threading\nclass W(threading.Thread):\n    def run(self):\n        pass\nwhile True:\n    W().start()\n",
+    );
+    fires(
+        "CRD111",
+        "import threading\nclass Spinner(threading.Thread):\n    def __init__(self):\n        super().__init__(daemon=True)\n        self.start()\nwhile 1:\n    Spinner()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process\nclass Cell(Process):\n    def run(self):\n        Cell().start()\n        Cell().start()\nCell().start()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process as P\nclass Base(P):\n    pass\nclass Cell(Base):\n    def run(self):\n        for _ in range(2):\n            c = Cell()\n            c.start()\nif __name__ == '__main__':\n    Cell().start()\n",
+    );
+    // Worker threads started a few at a time, or one per accepted connection, are not.
+    silent(
+        "CRD111",
+        "import threading\nclass Worker(threading.Thread):\n    def __init__(self, n):\n        super().__init__()\n        self.n = n\n    def run(self):\n        print(self.n)\nws = [Worker(i) for i in range(4)]\nfor w in ws:\n    w.start()\nfor w in ws:\n    w.join()\n",
+    );
+    silent(
+        "CRD111",
+        "import socket, threading\nclass H(threading.Thread):\n    def __init__(self, c):\n        super().__init__()\n        self.c = c\n    def run(self):\n        self.c.sendall(b'hi')\ns = socket.socket()\nwhile True:\n    c, _ = s.accept()\n    H(c).start()\n",
+    );
+}
+
+#[test]
 fn recursion_that_is_not_a_fork_bomb() {
     // One child per call (a chain), a base case with joined children (divide and
     // conquer) and a tree walk that starts nothing are ordinary recursion.
