@@ -115,7 +115,7 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFacts, at: u32) {
-    let checks: [(bool, &'static Rule); 13] = [
+    let checks: [(bool, &'static Rule); 14] = [
         (facts.system_read && !facts.secret_read, rules::SYSTEM_READ),
         (facts.decode_then_run, rules::DECODE_EXECUTE),
         (facts.privilege, rules::PRIVILEGE_COMMAND),
@@ -129,6 +129,7 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
         (facts.setid_bits, rules::SETID_BITS),
         (facts.system_write, rules::SYSTEM_PATH_WRITE),
         (facts.capabilities, rules::CAPABILITIES),
+        (facts.fork_bomb, rules::FORK_BOMB),
     ];
     for (fired, rule) in checks {
         if fired {

