@@ -9,7 +9,7 @@ use super::findings::Confidence;
 use super::fold;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{piece, Kind, Piece, Taint, Value};
+use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value};
 
 /// A method call on a value that is not a module: text methods fold, tracked objects
 /// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
@@ -239,7 +239,8 @@ pub(super) fn text_method(
                 .filter_map(|(k, v)| k.map(|k| (k, v.clone())))
                 .collect();
             let pieces = fold::substitute_named(text, &args.positional, &named, true);
-            s.folder.join(pieces, taint)
+            let parts = args.all().chain([object]);
+            s.folder.join(pieces, taint.with(own_pid_parts(parts)))
         }
         "replace" => {
             let from = first.and_then(Value::exact_text)?;

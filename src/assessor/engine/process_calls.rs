@@ -8,7 +8,7 @@ use super::findings::Confidence;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
 use super::shell;
-use super::value::{Kind, Piece, Taint, Value};
+use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};
 
 /// `os.execv(path, [argv0, args...])`, `os.execl(path, argv0, args...)`,
 /// `os.spawnv(mode, path, argv)`: the program path followed by the real arguments.
@@ -61,7 +61,9 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
-    if via_shell && !command.is_constant() {
+    // A pid of the program's own is a number: it cannot carry shell syntax.
+    let built = !command.is_constant() && !command.taint.has(Taint::OWN_PID);
+    if via_shell && built {
         hit(s, rules::SHELL_INJECTION, at, Confidence::High);
     }
     let line = command_line(s, command);
@@ -87,12 +89,20 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
 }
 
 /// A command as one line of text: argv lists are joined with spaces, each argument quoted
-/// as a shell would need it, so `["sh", "-c", "a | b"]` reads as `sh -c 'a | b'`.
+/// as a shell would need it, so `["sh", "-c", "a | b"]` reads as `sh -c 'a | b'`. The
+/// program's own pids read as `$!` (a child it started, as the shell writes one).
 pub(super) fn command_line(s: &mut Scanner<'_>, command: &Value) -> Value {
     let Some(items) = command.items() else {
-        return command.clone();
+        return match own_pids_written(command) {
+            Some(text) => s.folder.join([Piece::Known(&text)], command.taint),
+            None => command.clone(),
+        };
     };
-    let quoted: Vec<Option<String>> = items.iter().map(|i| i.text().map(shell_quote)).collect();
+    let quoted: Vec<Option<String>> = items
+        .iter()
+        .map(|i| own_pids_written(i).or_else(|| i.text().map(str::to_string)))
+        .map(|text| text.as_deref().map(shell_quote))
+        .collect();
     let mut pieces = Vec::with_capacity(items.len() * 2);
     for (i, item) in quoted.iter().enumerate() {
         if i > 0 {
@@ -102,6 +112,19 @@ pub(super) fn command_line(s: &mut Scanner<'_>, command: &Value) -> Value {
     }
     s.folder.join(pieces, Taint::NONE)
 }
+
+/// A value that is, or is text folded around, the program's own pids, with each pid
+/// written `$!`.
+fn own_pids_written(value: &Value) -> Option<String> {
+    if !value.taint.has(Taint::OWN_PID) {
+        return None;
+    }
+    let text = value.text().unwrap_or(OWN_PID_WORD);
+    Some(text.replace(UNKNOWN_PART, OWN_PID_WORD))
+}
+
+/// How a pid of the program's own reads in a command line.
+const OWN_PID_WORD: &str = "$!";
 
 /// Quotes one argument for a POSIX shell when it needs it.
 fn shell_quote(word: &str) -> String {

@@ -18,7 +18,7 @@ use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
-use super::value::{piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
+use super::value::{own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
 /// would let a program make every lookup collide.
@@ -482,7 +482,8 @@ impl<'a> Scanner<'a> {
         let taint = values
             .iter()
             .flatten()
-            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()))
+            .with(own_pid_parts(values.iter().flatten()));
         let pieces = parts
             .iter()
             .zip(&values)
@@ -546,6 +547,7 @@ impl<'a> Scanner<'a> {
                 self.folder.seq(vec![left.clone(), right.clone()])
             }
             (BinOp::Add, Kind::Text { .. }, _) | (BinOp::Add, _, Kind::Text { .. }) => {
+                let taint = taint.with(own_pid_parts([&left, &right]));
                 self.folder.join([piece(&left), piece(&right)], taint)
             }
             (BinOp::Div, Kind::Text { .. }, _) if path => self
@@ -565,6 +567,7 @@ impl<'a> Scanner<'a> {
                     _ => Vec::new(),
                 };
                 let pieces = super::fold::substitute_named(text, &args, &named, false);
+                let taint = taint.with(own_pid_parts(args.iter().chain([&left])));
                 self.folder.join(pieces, taint)
             }
             // `"../" * 6`: repetition within the fold limits.

@@ -8,6 +8,7 @@ use super::paths::{mentions_escape, mentions_mining, normalize};
 use super::value::UNKNOWN_PART;
 
 mod functions;
+mod kill;
 
 /// What a command line does, as far as the rules care.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -58,14 +59,16 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
     facts.reverse_shell |= line.contains("/dev/tcp/") || line.contains("/dev/udp/");
     facts.mining |= mentions_mining(line);
     facts.fork_bomb |= functions::defines_fork_bomb(line);
-    for pipeline in split_pipelines(line) {
+    let pipelines = split_pipelines(line);
+    let own_pids = kill::own_pid_variables(&pipelines);
+    for pipeline in pipelines {
         let mut fetched = false;
         let mut decoded = false;
         let mut shell_in_pipe = false;
         let mut network_in_pipe = false;
         for command in pipeline.commands {
             let simple = Simple::new(&command);
-            simple.check(depth, facts);
+            simple.check(depth, &own_pids, facts);
             if fetched && simple.runs_code() || simple.runs_one_of(&facts.downloads) {
                 facts.fetch_then_run = true;
             }
@@ -382,13 +385,14 @@ impl<'t> Simple<'t> {
             || matches!(self.name.as_str(), "perl" | "ruby" | "node" | "php")
     }
 
-    fn check(&self, depth: u32, facts: &mut CommandFacts) {
+    /// `own_pids`: the line's variables that hold one of its own pids (`pid=$!`).
+    fn check(&self, depth: u32, own_pids: &[String], facts: &mut CommandFacts) {
         facts.privilege |= self.privileged;
         if let Some(inner) = self.inner {
             analyse_into(inner, depth + 1, facts);
         }
         self.check_files(facts);
-        self.check_by_name(depth, facts);
+        self.check_by_name(depth, own_pids, facts);
         self.check_inline_code(facts);
     }
 
@@ -429,7 +433,7 @@ impl<'t> Simple<'t> {
         }
     }
 
-    fn check_by_name(&self, depth: u32, facts: &mut CommandFacts) {
+    fn check_by_name(&self, depth: u32, own_pids: &[String], facts: &mut CommandFacts) {
         let name = self.name.as_str();
         match name {
             _ if SHELLS.contains(&name) => self.check_shell(depth, facts),
@@ -449,7 +453,8 @@ impl<'t> Simple<'t> {
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
             | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,
             "setcap" | "capsh" => facts.capabilities = true,
-            "kill" | "pkill" | "killall" | "killall5" | "skill" => {
+            "kill" => facts.kills_others |= kill::signals_others(&self.args, own_pids),
+            "pkill" | "killall" | "killall5" | "skill" => {
                 facts.kills_others |= self.operands().any(|a| a != "$$");
             }
             "nc" | "ncat" | "netcat" => {
@@ -598,6 +603,7 @@ mod tests {
         assert!(analyse("mount -t cgroup -o rdma cgroup /tmp/x").escape);
         assert!(analyse("killall python3").kills_others);
         assert!(!analyse("kill -9 $$").kills_others);
+        assert!(analyse("kill -9 -1").kills_others);
         assert!(analyse("./xmrig -o pool:3333").mining);
         assert!(analyse("chmod u+s /tmp/sh").setid_bits);
         assert!(analyse("chmod 4755 /tmp/sh").setid_bits);
@@ -669,6 +675,38 @@ mod tests {
         assert!(!analyse("retry() { make || retry; }; retry").fork_bomb);
         assert!(!analyse("echo ':(){ :|:& };:' > notes.txt").fork_bomb);
         assert!(!analyse("sleep 5 & wait").fork_bomb);
+    }
+
+    #[test]
+    fn kill_of_every_process_init_or_a_looked_up_pid_kills_others() {
+        // pid -1 (every process), 0 (the group), 1 (init), any number or a pid from a
+        // substitution is someone else's; `$$`, `$!`, job specs and variables set from
+        // `$!` are the line's own, and signal 0 only probes.
+        for line in [
+            "kill -9 -1",
+            "kill -KILL -1",
+            "kill -s 9 -- -1",
+            "kill -SIGKILL -- -1",
+            "kill 1",
+            "kill -9 0",
+            "kill -TERM 4242",
+            "kill -9 $(pgrep sshd)",
+            "pgrep -f nginx | xargs kill -9",
+            "kill -9 $PPID",
+            "kill $victim",
+        ] {
+            assert!(analyse(line).kills_others, "{line}");
+        }
+        for line in [
+            "kill -9 $$",
+            "sleep 100 & kill $!",
+            "sleep 100 & pid=$!; sleep 1; kill -TERM \"$pid\"",
+            "sleep 9 & kill %1",
+            "kill -0 1",
+            "kill -l",
+        ] {
+            assert!(!analyse(line).kills_others, "{line}");
+        }
     }
 
     #[test]

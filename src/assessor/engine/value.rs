@@ -401,6 +401,24 @@ fn fits_in_nodes<'v>(items: impl Iterator<Item = &'v Value>) -> bool {
     items.all(|item| item.spend_nodes(&mut budget))
 }
 
+/// `Taint::OWN_PID` for text folded from `parts` when every part not known exactly is
+/// one of the program's own pids (`f"kill {child.pid}"`): its unknown parts are own pids.
+pub fn own_pid_parts<'v>(parts: impl IntoIterator<Item = &'v Value>) -> Taint {
+    let mut own = false;
+    for part in parts {
+        if part.taint.has(Taint::OWN_PID) {
+            own = true;
+        } else if !part.is_constant() {
+            return Taint::NONE;
+        }
+    }
+    if own {
+        Taint::OWN_PID
+    } else {
+        Taint::NONE
+    }
+}
+
 /// A value's contribution to a joined string.
 pub fn piece(value: &Value) -> Piece<'_> {
     match &value.kind {

@@ -198,6 +198,44 @@ fn killing_own_processes_is_fine() {
 }
 
 #[test]
+fn kill_commands_aimed_at_every_process_or_init() {
+    // The kill command with pid -1, 0 or 1, as a shell line or a list argv, kills
+    // others; so does a pid the program looked up.
+    fires("CRD107", "import os\nos.system('kill -9 -1')\n");
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.run(['kill', '-KILL', '-1'])\n",
+    );
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.call('kill -s 9 -- -1', shell=True)\n",
+    );
+    fires("CRD107", "import os\nos.system('/bin/kill 1')\n");
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.run(['bash', '-c', 'kill -9 0'])\n",
+    );
+    fires(
+        "CRD107",
+        "import os\nfor pid in os.listdir('/proc'):\n    os.system(f'kill -9 {pid}')\n",
+    );
+}
+
+#[test]
+fn kill_commands_for_the_programs_own_children() {
+    // `kill` of a child the program started (`$!`, a Popen's pid in an argv or in
+    // folded text) is process management, not an attack.
+    silent("CRD107", "import os\nos.system('sleep 100 & kill $!')\n");
+    silent(
+        "CRD107",
+        "import subprocess\np = subprocess.Popen(['sleep', '9'])\nsubprocess.run(['kill', '-TERM', str(p.pid)])\n",
+    );
+    let folded = "import os, subprocess\nc = subprocess.Popen(['sleep', '9'])\nos.system(f'kill -TERM {c.pid}')\nos.system('kill -9 ' + str(c.pid))\nos.system('kill -HUP %d' % c.pid)\n";
+    silent("CRD107", folded);
+    level(Level::Low, folded);
+}
+
+#[test]
 fn crypto_mining() {
     // Miner binaries and stratum URLs, also assembled at run time, are blocked.
     fires(
