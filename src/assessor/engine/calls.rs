@@ -750,8 +750,8 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     }
 }
 
-/// One environment variable: a credential when its name says so (`AWS_SECRET_ACCESS_KEY`,
-/// `GITHUB_TOKEN`, `DB_PASSWORD`).
+/// One environment variable, text from outside the program: a credential when its name
+/// says so (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`).
 pub(super) fn environment_value(key: Option<&Value>) -> Value {
     const MARKERS: &[&str] = &[
         "SECRET",
@@ -778,8 +778,10 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
         };
     }
     match name {
-        Some(name) if MARKERS.iter().any(|m| name.contains(m)) => Value::unknown(Taint::CREDENTIAL),
-        _ => Value::UNKNOWN,
+        Some(name) if MARKERS.iter().any(|m| name.contains(m)) => {
+            Value::unknown(Taint::CREDENTIAL.with(Taint::EXTERNAL))
+        }
+        _ => Value::unknown(Taint::EXTERNAL),
     }
 }
 

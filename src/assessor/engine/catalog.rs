@@ -377,6 +377,15 @@ pub fn text_constant(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Names whose values come from outside the program (and what is read from them):
+/// its command line, its standard input.
+pub fn from_outside(name: &str) -> bool {
+    matches!(
+        name,
+        "sys.argv" | "sys.orig_argv" | "sys.stdin" | "builtins.input"
+    )
+}
+
 /// Whether `module.name` is worth binding for `from module import *`.
 pub fn star_exports(module: &str, name: &str) -> bool {
     let full = format!("{module}.{name}");

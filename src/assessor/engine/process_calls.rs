@@ -13,10 +13,11 @@ use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};
 /// `os.execv(path, [argv0, args...])`, `os.execl(path, argv0, args...)`,
 /// `os.spawnv(mode, path, argv)`: the program path followed by the real arguments.
 pub(super) fn exec_program_argv(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
+    // `os.spawnv(os.P_WAIT, ...)`: the mode before the path is a number or a name.
     let mut parts = args
         .positional
         .iter()
-        .skip_while(|v| v.text().is_none())
+        .skip_while(|v| v.as_int().is_some() || v.qualified_name().is_some())
         .cloned();
     let mut items: Vec<Value> = parts.next().into_iter().collect();
     for (i, part) in parts.enumerate() {
@@ -63,7 +64,7 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     }
     // A pid of the program's own is a number: it cannot carry shell syntax.
     let built = !command.is_constant() && !command.taint.has(Taint::OWN_PID);
-    if via_shell && built {
+    if via_shell && built || !via_shell && program_from_outside(command) {
         hit(s, rules::SHELL_INJECTION, at, Confidence::High);
     }
     let line = command_line(s, command);
@@ -86,6 +87,14 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
         hit(s, rules::EXFILTRATION, at, Confidence::High);
     }
     apply_command_facts(s, &facts, at);
+}
+
+/// The program a command without a shell runs (an argv's first item, or the whole
+/// command) comes from outside the program: `shlex.split(os.environ["CMD"])`,
+/// `sys.argv[1:]`, `[os.environ["PROG"], ...]`. Later arguments alone do not count.
+fn program_from_outside(command: &Value) -> bool {
+    let program = command.items().map_or(Some(command), <[Value]>::first);
+    program.is_some_and(|p| p.deep_taint().has(Taint::EXTERNAL))
 }
 
 /// A command as one line of text: argv lists are joined with spaces, each argument quoted

@@ -98,7 +98,7 @@ rules! {
         "A string handed to exec or eval that starts programs, opens connections or imports by name hides that call from anyone reading the program.";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
-        "A shell command assembled from run-time values can run anything that value contains.";
+        "A shell command assembled from run-time values, or a program named by the environment, the command line or input, can run anything that value contains.";
     UNSAFE_DESERIALIZATION = "CRD302", Medium, Behavioural, Some("CWE-502"), "Unsafe deserialization",
         "pickle, marshal and yaml.load without a safe loader run code embedded in the data.";
     DYNAMIC_CODE = "CRD303", Medium, Behavioural, Some("CWE-95"), "eval or exec of run-time code",

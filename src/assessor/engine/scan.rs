@@ -533,7 +533,7 @@ impl<'a> Scanner<'a> {
                 taint: Taint::NONE,
             };
         }
-        Value::name(&name)
+        named(&name)
     }
 
     pub fn binary(&mut self, left: Value, op: BinOp, right: Value) -> Value {
@@ -726,6 +726,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("sorted", "builtins.sorted"),
     ("dict", "builtins.dict"),
     ("range", "builtins.range"),
+    ("input", "builtins.input"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.
@@ -734,7 +735,17 @@ fn builtin(name: &str) -> Value {
         return Value::name("builtins");
     }
     match KNOWN_BUILTINS.iter().find(|(short, _)| *short == name) {
-        Some((_, qualified)) => Value::name(qualified),
+        Some((_, qualified)) => named(qualified),
         None => Value::UNKNOWN,
+    }
+}
+
+/// A qualified name; one whose value comes from outside the program (`sys.argv`,
+/// `input`) carries that, and so does what is read or called from it.
+fn named(name: &str) -> Value {
+    let value = Value::name(name);
+    match catalog::from_outside(name) {
+        true => value.tainted(Taint::EXTERNAL),
+        false => value,
     }
 }

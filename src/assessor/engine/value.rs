@@ -51,10 +51,13 @@ impl Taint {
     pub const FOREIGN_PROCESS: Taint = Taint(1 << 12);
     /// A credential from one environment variable whose name says so (`*_TOKEN`).
     pub const CREDENTIAL: Taint = Taint(1 << 13);
+    /// Text from outside the program: the environment, its command line, its input.
+    pub const EXTERNAL: Taint = Taint(1 << 14);
 
     /// Taint that flows through data transformations (not object identity).
-    const DATA: Taint =
-        Taint(Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0);
+    const DATA: Taint = Taint(
+        Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0 | Self::EXTERNAL.0,
+    );
 
     pub fn has(self, other: Taint) -> bool {
         self.0 & other.0 != 0
