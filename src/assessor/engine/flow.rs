@@ -260,6 +260,9 @@ impl<'a> Scanner<'a> {
             .iter()
             .chain(keywords.iter().map(|(_, v)| v))
             .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+        if self.started_again(index) {
+            return Value::unknown(taint);
+        }
         let function = match self.functions.get(index as usize) {
             Some(f)
                 if self.inline_depth < MAX_INLINE_DEPTH

@@ -11,20 +11,31 @@ use super::rules;
 use super::scan::Scanner;
 use super::value::{Kind, Value, ENDLESS};
 
-/// The loops and function bodies being walked, innermost last.
+/// The loops and function bodies being walked, and the starts being followed,
+/// innermost last.
 #[derive(Default)]
 pub(super) struct Forks<'a> {
     loops: Vec<LoopFrame>,
     functions: Vec<FunctionFrame<'a>>,
+    starts: Vec<Start>,
+}
+
+/// A new thread or process whose code is being followed.
+struct Start {
+    at: u32,
+    /// How many function bodies were being walked where it started.
+    functions: usize,
+    /// The passes of each loop open where it started, outermost first.
+    passes: Vec<i64>,
 }
 
 /// A function whose body is being walked, where it is defined or followed from a call:
-/// does it start processes and call itself, or start itself as a new thread or process?
+/// does it fork and call itself, or start itself as a new thread or process?
 struct FunctionFrame<'a> {
     function: u32,
     /// Its name while its definition is walked (a followed call has none).
     defining: Option<&'a str>,
-    /// Where it first starts a process or thread (while defined).
+    /// Where it first forks itself (`os.fork`, while defined): the copy runs on too.
     forks: Option<u32>,
     /// It calls itself by name (while defined).
     recurses: bool,
@@ -91,8 +102,8 @@ impl<'a> Scanner<'a> {
         });
     }
 
-    /// A function body ends. It is a recursive fork bomb when it starts a process and
-    /// calls itself, or starts itself `MIN_SELF_STARTS` times or more per call (growth
+    /// A function body ends. It is a recursive fork bomb when it forks and calls itself
+    /// (both copies recurse), or starts itself `MIN_SELF_STARTS` times or more per call (growth
     /// by a power each generation), unless it is divide and conquer: a base case ends
     /// the recursion and each call waits for the copies it started.
     pub(super) fn leave_function(&mut self) {
@@ -128,25 +139,63 @@ impl<'a> Scanner<'a> {
 
     /// `target` starts in a new thread or process (or as a task of a pool): a function
     /// that is being walked starting itself is counted for it (and not followed again);
-    /// anything else is followed apart from the loops that start it.
+    /// anything else is followed apart from the loops that start it, remembering the
+    /// start in case that code calls a function being walked (`target=lambda: f()`).
     pub(super) fn start_target(&mut self, target: &Value, positional: Vec<Value>, at: u32) {
-        let running = function_of(target).and_then(|function| {
-            self.forks
-                .functions
-                .iter()
-                .rposition(|f| f.function == function)
-        });
-        let Some(position) = running else {
-            self.apart_from_loops(|s| call_indirect(s, target, positional, at));
-            return;
-        };
-        let loops_at = self.forks.functions[position].loops_at;
-        let times = self
+        let passes: Vec<i64> = self
             .forks
             .loops
             .iter()
-            .skip(loops_at)
-            .fold(1i64, |n, l| n.saturating_mul(l.passes_walked_once()));
+            .map(LoopFrame::passes_walked_once)
+            .collect();
+        if let Some(position) = function_of(target).and_then(|f| self.walked_at(f)) {
+            let times = self.own_passes(position, &passes);
+            self.count_self_start(position, at, times);
+            return;
+        }
+        self.forks.starts.push(Start {
+            at,
+            functions: self.forks.functions.len(),
+            passes,
+        });
+        self.apart_from_loops(|s| call_indirect(s, target, positional, at));
+        self.forks.starts.pop();
+    }
+
+    /// Code started by the innermost start calls `function`: when that function was
+    /// being walked where the start happened, it started itself; counted for it, and
+    /// the call is not followed (true).
+    pub(super) fn started_again(&mut self, function: u32) -> bool {
+        let Some(start) = self.forks.starts.last() else {
+            return false;
+        };
+        let Some(position) = self.walked_at(function).filter(|p| *p < start.functions) else {
+            return false;
+        };
+        let times = self.own_passes(position, &start.passes);
+        self.count_self_start(position, start.at, times);
+        true
+    }
+
+    /// Where `function` is on the stack of walked function bodies (innermost).
+    fn walked_at(&self, function: u32) -> Option<usize> {
+        self.forks
+            .functions
+            .iter()
+            .rposition(|f| f.function == function)
+    }
+
+    /// How many times the function at `position` runs what is inside all of `passes`
+    /// (each open loop's passes, outermost first): the passes of its own loops.
+    fn own_passes(&self, position: usize, passes: &[i64]) -> i64 {
+        passes
+            .iter()
+            .skip(self.forks.functions[position].loops_at)
+            .fold(1i64, |n, p| n.saturating_mul(*p))
+    }
+
+    /// The function at `position` starts itself at `at`, `times` times per call.
+    fn count_self_start(&mut self, position: usize, at: u32, times: i64) {
         let frame = &mut self.forks.functions[position];
         frame.first_self_start.get_or_insert(at);
         frame.self_starts = frame.self_starts.saturating_add(times);
@@ -223,13 +272,14 @@ impl<'a> Scanner<'a> {
     }
 
     /// Called for every call: starting a process or thread, or waiting, inside a loop;
-    /// a function calling itself or starting a process, for the function being defined.
+    /// a function calling itself or forking, for the function being defined; a wait, for the
+    /// function being walked.
     pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
         let mut defining = self.forks.functions.iter_mut().rev();
         if let Some(def) = defining.find(|f| f.defining.is_some()) {
             if def.defining == Some(name) {
                 def.recurses = true;
-            } else if FORK_STARTS.contains(&name) {
+            } else if FORKS_ITSELF.contains(&name) {
                 def.forks.get_or_insert(at);
             }
         }

@@ -362,6 +362,15 @@ fn functions_that_start_themselves_twice_per_call() {
         "CRD111",
         "import os\ndef split(n):\n    os.fork()\n    split(n + 1)\n    split(n + 1)\nsplit(0)\n",
     );
+    // Started through code that calls it: a lambda or a nested function as the target.
+    fires(
+        "CRD111",
+        "import threading\ndef swarm():\n    for _ in range(2):\n        threading.Thread(target=lambda: swarm()).start()\nswarm()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process\ndef bomb():\n    def child():\n        bomb()\n    Process(target=child).start()\n    Process(target=child).start()\nbomb()\n",
+    );
 }
 
 #[test]
@@ -429,6 +438,10 @@ fn recursion_that_is_not_a_fork_bomb() {
     silent(
         "CRD111",
         "from threading import Thread\nimport time\ndef tick(n=0):\n    time.sleep(1)\n    Thread(target=tick, args=(n + 1,)).start()\ntick()\n",
+    );
+    silent(
+        "CRD111",
+        "import threading\ndef refresh(n):\n    if n < 3:\n        threading.Timer(0.1, lambda: refresh(n + 1)).start()\nrefresh(0)\n",
     );
     silent(
         "CRD111",
