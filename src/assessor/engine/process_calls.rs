@@ -35,7 +35,10 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         .keyword("shell")
         .is_some_and(|v| v.as_int() != Some(0) && !matches!(v.kind, Kind::NoneValue));
     let mut command = args.get(0, "args").cloned();
-    if let (Some(program), Some(argv)) = (args.keyword("executable"), &command) {
+    // `executable=` replaces the program of an argv; with a shell it names the shell,
+    // which still runs the command line.
+    let program = args.keyword("executable").filter(|_| !shell);
+    if let (Some(program), Some(argv)) = (program, &command) {
         let mut items = vec![program.clone()];
         items.extend(
             argv.items()

@@ -428,6 +428,19 @@ fn shell_function_fork_bombs_in_command_lines() {
 }
 
 #[test]
+fn shell_lines_run_by_another_shell_are_still_read() {
+    // shell=True with executable= runs the line with that shell: the line is still read.
+    fires(
+        "CRD111",
+        "import subprocess\nsubprocess.Popen(':(){ :|:& };:', shell=True, executable='/bin/bash')\n",
+    );
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.run('kill -9 -1', shell=True, executable='/bin/bash')\n",
+    );
+}
+
+#[test]
 fn recursion_that_is_not_a_fork_bomb() {
     // One child per call (a chain), a base case with joined children (divide and
     // conquer) and a tree walk that starts nothing are ordinary recursion.
