@@ -702,6 +702,7 @@ mod tests {
             "sleep 100 & kill $!",
             "sleep 100 & pid=$!; sleep 1; kill -TERM \"$pid\"",
             "sleep 9 & kill %1",
+            "setsid sleep 9 & kill -TERM -$!",
             "kill -0 1",
             "kill -l",
         ] {

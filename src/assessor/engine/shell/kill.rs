@@ -31,9 +31,10 @@ pub(super) fn signals_others(args: &[&str], own_pids: &[String]) -> bool {
 }
 
 /// `$$` (the shell), `$!` (its last background child), a job spec, or a variable that
-/// holds one of those.
+/// holds one of those; `-PID` is the process group that pid leads.
 fn is_own_pid(word: &str, own_pids: &[String]) -> bool {
     const OWN: &[&str] = &["$$", "$!", "${!}", "${$}", "$BASHPID", "${BASHPID}"];
+    let word = word.strip_prefix('-').unwrap_or(word);
     let variable = word
         .strip_prefix("${")
         .and_then(|v| v.strip_suffix('}'))
