@@ -377,12 +377,19 @@ pub fn text_constant(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Names whose values come from outside the program (and what is read from them):
-/// its command line, its standard input.
+/// Names whose values come from outside the program (and what is read or parsed from
+/// them): its command line, its standard input.
 pub fn from_outside(name: &str) -> bool {
     matches!(
         name,
-        "sys.argv" | "sys.orig_argv" | "sys.stdin" | "builtins.input"
+        "sys.argv"
+            | "sys.orig_argv"
+            | "sys.stdin"
+            | "builtins.input"
+            | "argparse.ArgumentParser"
+            | "optparse.OptionParser"
+            | "getopt.getopt"
+            | "getopt.gnu_getopt"
     )
 }
 

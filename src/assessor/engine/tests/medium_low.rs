@@ -38,6 +38,7 @@ fn argv_whose_program_comes_from_outside() {
         "import subprocess, sys\nsubprocess.check_output(sys.stdin.readline().split())\n",
         "import os\ntool = os.getenv('TOOL', 'ls')\nos.execvp(tool, [tool, '-l'])\n",
         "from sys import argv\nimport subprocess\nsubprocess.call(argv[1:] + ['--verbose'])\n",
+        "import argparse, subprocess\np = argparse.ArgumentParser()\np.add_argument('prog')\na = p.parse_args()\nsubprocess.run([a.prog, '--version'])\n",
     ] {
         fires("CRD301", source);
         level(Level::Medium, source);
@@ -45,6 +46,10 @@ fn argv_whose_program_comes_from_outside() {
     silent(
         "CRD301",
         "import subprocess, sys\nsubprocess.run(['git', 'clone', sys.argv[1]])\n",
+    );
+    silent(
+        "CRD301",
+        "from argparse import ArgumentParser\nimport subprocess\np = ArgumentParser()\np.add_argument('--url')\nsubprocess.run(['git', 'clone', p.parse_args().url])\n",
     );
     silent(
         "CRD301",
