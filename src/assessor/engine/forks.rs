@@ -103,9 +103,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// A function body ends. It is a recursive fork bomb when it forks and calls itself
-    /// (both copies recurse), or starts itself `MIN_SELF_STARTS` times or more per call (growth
-    /// by a power each generation), unless it is divide and conquer: a base case ends
-    /// the recursion and each call waits for the copies it started.
+    /// (both copies recurse), or starts itself `MIN_SELF_STARTS` times or more per call
+    /// (growth by a power each generation), unless it is divide and conquer: a base case
+    /// ends the recursion and each call waits for the copies it started.
     pub(super) fn leave_function(&mut self) {
         let Some(frame) = self.forks.functions.pop() else {
             return;
@@ -162,18 +162,22 @@ impl<'a> Scanner<'a> {
         self.forks.starts.pop();
     }
 
-    /// Code started by the innermost start calls `function`: when that function was
-    /// being walked where the start happened, it started itself; counted for it, and
-    /// the call is not followed (true).
+    /// Code being followed from a start calls `function`: when that function was being
+    /// walked where the start happened, it started itself; counted for it (at the first
+    /// start made inside it, whose loops are its own), and the call is not followed (true).
     pub(super) fn started_again(&mut self, function: u32) -> bool {
-        let Some(start) = self.forks.starts.last() else {
+        if self.forks.starts.is_empty() {
+            return false;
+        }
+        let Some(position) = self.walked_at(function) else {
             return false;
         };
-        let Some(position) = self.walked_at(function).filter(|p| *p < start.functions) else {
+        let starts = &self.forks.starts;
+        let Some(start) = starts.iter().find(|s| s.functions > position) else {
             return false;
         };
-        let times = self.own_passes(position, &start.passes);
-        self.count_self_start(position, start.at, times);
+        let (at, times) = (start.at, self.own_passes(position, &start.passes));
+        self.count_self_start(position, at, times);
         true
     }
 
