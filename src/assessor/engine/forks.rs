@@ -1,9 +1,10 @@
 //! Fork bombs: the loops and functions being walked, what each starts (processes,
 //! threads, itself) and whether it waits or ends, decided as each one is left.
 //!
-//! Part of `Scanner` (called from `scan` for loops, from `flow` for function bodies, and
-//! from `calls` for every call and for thread and process targets). Invariant: the frames
-//! mirror the walk: one pushed per loop or function body entered, popped as it is left.
+//! Part of `Scanner` (called from `scan` and `flow` for loops and function bodies, from
+//! `calls` for every call, and from `calls` and `methods` for what starts a thread, a
+//! process or a pool task). Invariant: the frames mirror the walk: one pushed per loop,
+//! function body or followed start entered, popped as it is left.
 
 use super::calls::call_indirect;
 use super::findings::Confidence;
