@@ -81,7 +81,11 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             s.note_call_in_loop(attr, at);
         }
         if let Kind::Instance(_) | Kind::Class(_) = object.kind {
-            // A method the class does not define (inherited from outside the program).
+            // A method the class does not define (inherited from outside the program):
+            // a thread's or process's `start()` runs its `run` in a new one.
+            if let ("start", Some(library)) = (attr, s.thread_class_of(&object)) {
+                s.start_instance(&object, &library, at);
+            }
             return Value::unknown(args.data_taint());
         }
         let result = method_call(s, &object, attr, &args, at);
@@ -733,7 +737,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             },
             None => Value::UNKNOWN,
         },
-        Api::CallsTarget { target, args: from } => {
+        Api::CallsTarget {
+            target,
+            args: from,
+            starts,
+        } => {
             let function = args.keyword("target").or(args.positional.get(target));
             let given = args.keyword("args").or(args.positional.get(from)).cloned();
             if let Some(function) = function.cloned() {
@@ -747,7 +755,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 };
                 // The target runs in the new thread or process (or later): what it waits
                 // for does not make the loop that starts it wait.
-                s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
+                if starts {
+                    s.start_target(&function, positional, at);
+                } else {
+                    s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
+                }
             }
             Value::UNKNOWN
         }
@@ -868,8 +880,8 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
     }
 }
 
-/// One environment variable: a credential when its name says so (`AWS_SECRET_ACCESS_KEY`,
-/// `GITHUB_TOKEN`, `DB_PASSWORD`).
+/// One environment variable, text from outside the program: a credential when its name
+/// says so (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`).
 pub(super) fn environment_value(key: Option<&Value>) -> Value {
     const MARKERS: &[&str] = &[
         "SECRET",
@@ -903,9 +915,9 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
             if MARKERS.iter().any(|m| name.contains(m))
                 || ENDINGS.iter().any(|e| name.ends_with(e)) =>
         {
-            Value::unknown(Taint::CREDENTIAL)
+            Value::unknown(Taint::CREDENTIAL.with(Taint::EXTERNAL))
         }
-        _ => Value::UNKNOWN,
+        _ => Value::unknown(Taint::EXTERNAL),
     }
 }
 

@@ -109,10 +109,12 @@ pub enum Api {
     MethodCaller,
     /// Calls the function in argument `target` (or `target=`) with the argument list in
     /// argument `args` (or `args=`): threads, processes, timers. `args: 0` means the
-    /// arguments follow the function (`atexit.register(f, *args)`).
+    /// arguments follow the function (`atexit.register(f, *args)`). `starts`: it runs
+    /// in a new thread or process (not later in this one, as an exit hook does).
     CallsTarget {
         target: usize,
         args: usize,
+        starts: bool,
     },
 }
 
@@ -256,12 +258,27 @@ pub fn api(name: &str) -> Option<Api> {
         | "distutils.sysconfig.get_python_lib" => SitePackages,
         "operator.methodcaller" => MethodCaller,
         "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
-            CallsTarget { target: 1, args: 3 }
+            CallsTarget {
+                target: 1,
+                args: 3,
+                starts: true,
+            }
         }
-        "threading.Timer" => CallsTarget { target: 1, args: 2 },
-        "atexit.register" | "_thread.start_new_thread" | "signal.signal" => {
-            CallsTarget { target: 0, args: 0 }
-        }
+        "threading.Timer" => CallsTarget {
+            target: 1,
+            args: 2,
+            starts: true,
+        },
+        "_thread.start_new_thread" => CallsTarget {
+            target: 0,
+            args: 0,
+            starts: true,
+        },
+        "atexit.register" | "signal.signal" => CallsTarget {
+            target: 0,
+            args: 0,
+            starts: false,
+        },
         "http.client.HTTPConnection"
         | "http.client.HTTPSConnection"
         | "ftplib.FTP"
@@ -396,6 +413,22 @@ pub fn text_constant(name: &str) -> Option<&'static str> {
         "sys.executable" => Some("python3"),
         _ => None,
     }
+}
+
+/// Names whose values come from outside the program (and what is read or parsed from
+/// them): its command line, its standard input.
+pub fn from_outside(name: &str) -> bool {
+    matches!(
+        name,
+        "sys.argv"
+            | "sys.orig_argv"
+            | "sys.stdin"
+            | "builtins.input"
+            | "argparse.ArgumentParser"
+            | "optparse.OptionParser"
+            | "getopt.getopt"
+            | "getopt.gnu_getopt"
+    )
 }
 
 /// Whether `module.name` is worth binding for `from module import *`.

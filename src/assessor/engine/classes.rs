@@ -1,4 +1,5 @@
-//! The program's classes: what each binds in its body, its own bases and metaclass, and
+//! The program's classes: what each binds in its body, its own bases and metaclass (and
+//! whether it is a thread or process class), and
 //! the code Python runs when a class is created (the metaclass's `__new__`/`__init__`,
 //! the bases' `__init_subclass__`, `__set_name__` of its attributes, class decorators).
 //!
@@ -6,7 +7,10 @@
 //! attributes of classes and instances). Invariant: base chains only point at classes
 //! defined earlier, so every lookup ends; each lookup is bounded by `MAX_BASE_DEPTH`.
 
+use std::rc::Rc;
+
 use super::calls::{call_indirect, is_callable};
+use super::catalog::{self, Api};
 use super::input_limits::MAX_FOLDED_ITEMS;
 use super::parser::{Block, Stmt};
 use super::scan::{Scanner, Scope};
@@ -20,6 +24,9 @@ pub(super) struct Class<'a> {
     bases: Vec<u32>,
     /// `metaclass=` (or a base's metaclass): a class or a function of the program.
     metaclass: Option<Value>,
+    /// The library class it extends (or a base extends) whose `start()` runs `run` in a
+    /// new thread or process (`threading.Thread`, `multiprocessing.Process`).
+    starts_run: Option<Rc<str>>,
 }
 
 /// Most base classes followed up one chain.
@@ -66,6 +73,7 @@ impl<'a> Scanner<'a> {
         bases: &[Value],
         explicit_metaclass: Option<Value>,
     ) -> Value {
+        let library_bases = bases;
         let bases: Vec<u32> = bases
             .iter()
             .filter_map(|b| match b.kind {
@@ -73,6 +81,21 @@ impl<'a> Scanner<'a> {
                 _ => None,
             })
             .collect();
+        let starts_run = library_bases
+            .iter()
+            .find_map(
+                |b| match (&b.kind, b.qualified_name().and_then(catalog::api)) {
+                    (Kind::Name(name), Some(Api::CallsTarget { starts: true, .. })) => {
+                        Some(name.clone())
+                    }
+                    _ => None,
+                },
+            )
+            .or_else(|| {
+                bases
+                    .iter()
+                    .find_map(|b| self.class(*b)?.starts_run.clone())
+            });
         let metaclass = explicit_metaclass
             .filter(is_callable)
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.metaclass.clone()));
@@ -84,6 +107,7 @@ impl<'a> Scanner<'a> {
             members: scope.into_iter().collect(),
             bases,
             metaclass,
+            starts_run,
         });
         Value {
             kind: Kind::Class(index),
@@ -117,6 +141,15 @@ impl<'a> Scanner<'a> {
     pub(super) fn method_of(&self, class: u32, name: &str) -> Option<u32> {
         match self.class_member(class, name)?.kind {
             Kind::Function(index) => Some(index),
+            _ => None,
+        }
+    }
+
+    /// For an instance of a `Thread` or `Process` subclass: the library class, whose
+    /// `start()` runs the instance's `run` in a new thread or process.
+    pub(super) fn thread_class_of(&self, value: &Value) -> Option<Rc<str>> {
+        match value.kind {
+            Kind::Instance(class) => self.class(class)?.starts_run.clone(),
             _ => None,
         }
     }

@@ -46,6 +46,7 @@ impl<'a> Scanner<'a> {
             .filter(|list| !list.is_empty() && list.len() <= MAX_UNROLLED_ITEMS);
         match unrolled {
             Some(list) if self.has_budget() => {
+                self.loop_unrolled();
                 for item in list {
                     self.bind_target(target, item);
                     self.scan_block(body);
@@ -95,9 +96,17 @@ impl<'a> Scanner<'a> {
         Value::unknown(keys.deep_taint().data().with(values.deep_taint().data()))
     }
 
-    /// `[f(x) for x in <known list or text>]` evaluates `f` per item into a list.
+    /// `[f(x) for x in <known list or text>]` evaluates `f` per item into a list. The
+    /// clause is a loop like `for` (for what its element starts).
     fn fold_comprehension(&mut self, element: Expr<'a>, clause: Clause<'a>) -> Value {
         let iter = self.eval(clause.iter);
+        self.enter_loop(iter.length());
+        let value = self.fold_items(element, clause, iter);
+        self.leave_loop();
+        value
+    }
+
+    fn fold_items(&mut self, element: Expr<'a>, clause: Clause<'a>, iter: Value) -> Value {
         let items: Option<Vec<Value>> = match (&iter.kind, iter.exact_text()) {
             (Kind::Seq(_) | Kind::Dict(_), _) => iter.iterated(),
             (_, Some(text)) if text.chars().count() <= MAX_FOLDED_ITEMS => {
@@ -107,6 +116,7 @@ impl<'a> Scanner<'a> {
         };
         match items {
             Some(items) if self.has_budget() => {
+                self.loop_unrolled();
                 let mut results = Vec::with_capacity(items.len());
                 for item in items {
                     if !self.has_budget() {
@@ -135,15 +145,20 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Several `for` clauses: nested loops, walked once each.
     fn walk_comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
         for clause in clauses {
             let iter = self.eval(clause.iter);
+            self.enter_loop(iter.length());
             self.bind_target(clause.target, iter.element());
             for condition in clause.conditions.iter() {
                 self.eval(condition);
             }
         }
         let value = self.eval(element);
+        for _ in clauses {
+            self.leave_loop();
+        }
         collection_of(value)
     }
 
@@ -151,18 +166,31 @@ impl<'a> Scanner<'a> {
         self.folder.literal(c.encode_utf8(&mut [0; 4]))
     }
 
-    /// Records a `def` (its body is walked now, each parameter bound to its default or
-    /// unknown) and returns the value its name is bound to.
+    /// Records `def name` (its body is walked now, each parameter bound to its default or
+    /// unknown) and returns the value its name is bound to, and what the body returns.
+    /// The name is bound first: when the body runs, the name is the function itself.
     pub(super) fn define_function(
         &mut self,
+        name: &'a str,
         params: Vec<Param<'a>>,
         body: Block<'a>,
     ) -> (Value, Vec<Value>) {
         let (value, scope) = self.remember(params, Body::Block(body));
+        self.bind(name, value.clone());
         self.scopes.push(scope);
         self.returns.push(Vec::new());
         self.yields.push(Vec::new());
+        let index = match value.kind {
+            Kind::Function(index) => Some(index),
+            _ => None, // past the function table's size: walked all the same
+        };
+        if let Some(index) = index {
+            self.enter_function(index, Some(name));
+        }
         self.scan_block(body);
+        if index.is_some() {
+            self.leave_function();
+        }
         self.yields.pop();
         let returned = self.returns.pop().unwrap_or_default();
         self.scopes.pop();
@@ -243,8 +271,17 @@ impl<'a> Scanner<'a> {
             .iter()
             .chain(keywords.iter().map(|(_, v)| v))
             .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+        if self.started_again(index) {
+            return Value::unknown(taint);
+        }
         let function = match self.functions.get(index as usize) {
-            Some(f) if self.inline_depth < MAX_INLINE_DEPTH && self.has_budget() => f.clone(),
+            Some(f)
+                if self.inline_depth < MAX_INLINE_DEPTH
+                    && self.has_budget()
+                    && !self.is_being_defined(index) =>
+            {
+                f.clone()
+            }
             _ => return Value::unknown(taint),
         };
         let scope = bind_arguments(&function, positional, keywords);
@@ -260,6 +297,7 @@ impl<'a> Scanner<'a> {
         }
         self.scopes.push(scope);
         self.inline_depth += 1;
+        self.enter_function(index, None);
         let result = match function.body {
             Body::Expr(body) => self.eval(body),
             Body::Block(body) => {
@@ -275,6 +313,7 @@ impl<'a> Scanner<'a> {
                 }
             }
         };
+        self.leave_function();
         self.inline_depth -= 1;
         self.scopes.truncate(base);
         self.scopes.extend(outer);

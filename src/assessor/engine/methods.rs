@@ -11,7 +11,7 @@ use super::findings::Confidence;
 use super::fold;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{piece, Kind, Piece, Taint, Value, UNKNOWN_PART};
+use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value, UNKNOWN_PART};
 
 /// A method call on a value that is not a module: text methods fold, tracked objects
 /// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
@@ -161,18 +161,20 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
         method,
         "map" | "starmap" | "imap" | "imap_unordered" | "map_async" | "starmap_async"
     );
-    let schedules = matches!(
+    // Run as a task of a pool or an event loop, not by this call.
+    let starts = matches!(
         method,
         "submit"
-            | "apply"
             | "apply_async"
+            | "map_async"
+            | "starmap_async"
             | "run_in_executor"
             | "call_soon"
             | "call_later"
             | "call_soon_threadsafe"
             | "spawn"
-            | "run"
     );
+    let schedules = starts || matches!(method, "apply" | "run");
     if !(maps || schedules) {
         return None;
     }
@@ -199,7 +201,11 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
             _ => rest.to_vec(),
         },
     };
-    call_indirect(s, &target, positional, at);
+    if starts {
+        s.start_target(&target, positional, at);
+    } else {
+        call_indirect(s, &target, positional, at);
+    }
     Some(Value::UNKNOWN)
 }
 
@@ -253,7 +259,8 @@ pub(super) fn text_method(
                 .filter_map(|(k, v)| k.map(|k| (k, v.clone())))
                 .collect();
             let pieces = fold::substitute_named(text, &args.positional, &named, true);
-            s.folder.join(pieces, taint)
+            let parts = args.all().chain([object]);
+            s.folder.join(pieces, taint.with(own_pid_parts(parts)))
         }
         "replace" => {
             let from = first.and_then(Value::exact_text)?;

@@ -10,6 +10,7 @@
 //! - `calls`: applies the rules to each call; `process_calls`, `files` and `methods` hold
 //!   the program-start, file and method-call parts of that.
 //! - `classes`: the program's classes and the code that runs as one is created.
+//! - `forks`: fork bombs: loops and functions that start processes without end.
 //! - `containers`: lists and dicts filled at run time (`d[k] = f`, `append`, `update`).
 //! - `flow`: values followed through assignments and the program's own functions.
 //! - `value`: what is known about a value: dotted name, folded text, taint.
@@ -31,6 +32,7 @@ mod files;
 pub(crate) mod findings;
 mod flow;
 mod fold;
+mod forks;
 mod indicators;
 pub(crate) mod input_limits;
 mod methods;

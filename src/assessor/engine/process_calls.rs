@@ -8,15 +8,16 @@ use super::findings::Confidence;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
 use super::shell;
-use super::value::{Kind, Piece, Taint, Value};
+use super::value::{Kind, Piece, Taint, Value, UNKNOWN_PART};
 
 /// `os.execv(path, [argv0, args...])`, `os.execl(path, argv0, args...)`,
 /// `os.spawnv(mode, path, argv)`: the program path followed by the real arguments.
 pub(super) fn exec_program_argv(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
+    // `os.spawnv(os.P_WAIT, ...)`: the mode before the path is a number or a name.
     let mut parts = args
         .positional
         .iter()
-        .skip_while(|v| v.text().is_none())
+        .skip_while(|v| v.as_int().is_some() || v.qualified_name().is_some())
         .cloned();
     let mut items: Vec<Value> = parts.next().into_iter().collect();
     for (i, part) in parts.enumerate() {
@@ -34,7 +35,10 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         .keyword("shell")
         .is_some_and(|v| v.as_int() != Some(0) && !matches!(v.kind, Kind::NoneValue));
     let mut command = args.get(0, "args").cloned();
-    if let (Some(program), Some(argv)) = (args.keyword("executable"), &command) {
+    // `executable=` replaces the program of an argv; with a shell it names the shell,
+    // which still runs the command line.
+    let program = args.keyword("executable").filter(|_| !shell);
+    if let (Some(program), Some(argv)) = (program, &command) {
         let mut items = vec![program.clone()];
         items.extend(
             argv.items()
@@ -86,7 +90,9 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
-    if via_shell && !command.is_constant() {
+    // A pid of the program's own is a number: it cannot carry shell syntax.
+    let built = !command.is_constant() && !command.taint.has(Taint::OWN_PID);
+    if via_shell && built || !via_shell && program_from_outside(command) {
         hit(s, rules::SHELL_INJECTION, at, Confidence::High);
     }
     let line = command_line(s, command);
@@ -111,13 +117,29 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     apply_command_facts(s, &facts, at);
 }
 
+/// The program a command without a shell runs (an argv's first item, or the whole
+/// command) comes from outside the program: `shlex.split(os.environ["CMD"])`,
+/// `sys.argv[1:]`, `[os.environ["PROG"], ...]`. Later arguments alone do not count.
+fn program_from_outside(command: &Value) -> bool {
+    let program = command.items().map_or(Some(command), <[Value]>::first);
+    program.is_some_and(|p| p.deep_taint().has(Taint::EXTERNAL))
+}
+
 /// A command as one line of text: argv lists are joined with spaces, each argument quoted
-/// as a shell would need it, so `["sh", "-c", "a | b"]` reads as `sh -c 'a | b'`.
+/// as a shell would need it, so `["sh", "-c", "a | b"]` reads as `sh -c 'a | b'`. The
+/// program's own pids read as `$!` (a child it started, as the shell writes one).
 pub(super) fn command_line(s: &mut Scanner<'_>, command: &Value) -> Value {
     let Some(items) = command.items() else {
-        return command.clone();
+        return match own_pids_written(command) {
+            Some(text) => s.folder.join([Piece::Known(&text)], command.taint),
+            None => command.clone(),
+        };
     };
-    let quoted: Vec<Option<String>> = items.iter().map(|i| i.text().map(shell_quote)).collect();
+    let quoted: Vec<Option<String>> = items
+        .iter()
+        .map(|i| own_pids_written(i).or_else(|| i.text().map(str::to_string)))
+        .map(|text| text.as_deref().map(shell_quote))
+        .collect();
     let mut pieces = Vec::with_capacity(items.len() * 2);
     for (i, item) in quoted.iter().enumerate() {
         if i > 0 {
@@ -127,6 +149,19 @@ pub(super) fn command_line(s: &mut Scanner<'_>, command: &Value) -> Value {
     }
     s.folder.join(pieces, Taint::NONE)
 }
+
+/// A value that is, or is text folded around, the program's own pids, with each pid
+/// written `$!`.
+fn own_pids_written(value: &Value) -> Option<String> {
+    if !value.taint.has(Taint::OWN_PID) {
+        return None;
+    }
+    let text = value.text().unwrap_or(OWN_PID_WORD);
+    Some(text.replace(UNKNOWN_PART, OWN_PID_WORD))
+}
+
+/// How a pid of the program's own reads in a command line.
+const OWN_PID_WORD: &str = "$!";
 
 /// Quotes one argument for a POSIX shell when it needs it.
 fn shell_quote(word: &str) -> String {
@@ -140,7 +175,7 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFacts, at: u32) {
-    let checks: [(bool, &'static Rule); 13] = [
+    let checks: [(bool, &'static Rule); 14] = [
         (facts.system_read && !facts.secret_read, rules::SYSTEM_READ),
         (facts.decode_then_run, rules::DECODE_EXECUTE),
         (facts.privilege, rules::PRIVILEGE_COMMAND),
@@ -154,6 +189,7 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
         (facts.setid_bits, rules::SETID_BITS),
         (facts.system_write, rules::SYSTEM_PATH_WRITE),
         (facts.capabilities, rules::CAPABILITIES),
+        (facts.fork_bomb, rules::FORK_BOMB),
     ];
     for (fired, rule) in checks {
         if fired {

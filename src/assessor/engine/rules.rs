@@ -76,7 +76,7 @@ rules! {
     KNOWN_THREAT = "CRD110", Blocked, Behavioural, Some("CWE-506"), "Matches a known-threat signature",
         "The program contains code, a string, a domain or an address on the configured list of known threats.";
     FORK_BOMB = "CRD111", Blocked, Behavioural, Some("CWE-400"), "Fork bomb",
-        "Starting processes or threads in a loop that never ends, or a thousand of them, or forking for ten passes or more (each child forks on), without waiting, exhausts the process table and memory of everything on the machine.";
+        "Starting processes or threads in a loop that never ends, or a thousand of them, or forking for ten passes or more (each child forks on), or a function (in Python or the shell) that starts itself twice or more per call, without waiting, exhausts the process table and memory of everything on the machine.";
 
     PRIVILEGE_COMMAND = "CRD201", High, Privileged, Some("CWE-250"), "sudo or su invoked",
         "Asking for root through sudo, su, doas or pkexec tries to leave the sandbox's unprivileged user.";
@@ -98,7 +98,7 @@ rules! {
         "A string handed to exec or eval that starts programs, opens connections or imports by name hides that call from anyone reading the program.";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
-        "A shell command assembled from run-time values can run anything that value contains.";
+        "A shell command assembled from run-time values, or a program named by the environment, the command line or input, can run anything that value contains.";
     UNSAFE_DESERIALIZATION = "CRD302", Medium, Behavioural, Some("CWE-502"), "Unsafe deserialization",
         "pickle, marshal and yaml.load without a safe loader run code embedded in the data.";
     DYNAMIC_CODE = "CRD303", Medium, Behavioural, Some("CWE-95"), "eval or exec of run-time code",

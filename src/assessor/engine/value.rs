@@ -18,7 +18,7 @@ pub const UNKNOWN_PART: char = '\u{FFFD}';
 
 /// Where a value's data came from, or what kind of object it is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Taint(u16);
+pub struct Taint(u32);
 
 impl Taint {
     pub const NONE: Taint = Taint(0);
@@ -56,10 +56,17 @@ impl Taint {
     /// Read from a file of the system itself (`/proc`, `/etc`, `/usr`...): harmless to
     /// read, but sending it off the machine fingerprints the host (exfiltration).
     pub const HOST_DATA: Taint = Taint(1 << 15);
+    /// Text from outside the program: the environment, its command line, its input.
+    pub const EXTERNAL: Taint = Taint(1 << 16);
 
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint = Taint(
-        Self::DECODED.0 | Self::NETWORK.0 | Self::SECRET.0 | Self::CREDENTIAL.0 | Self::HOST_DATA.0,
+        Self::DECODED.0
+            | Self::NETWORK.0
+            | Self::SECRET.0
+            | Self::CREDENTIAL.0
+            | Self::HOST_DATA.0
+            | Self::EXTERNAL.0,
     );
 
     pub fn has(self, other: Taint) -> bool {
@@ -405,6 +412,24 @@ fn fits_in_nodes<'v>(items: impl Iterator<Item = &'v Value>) -> bool {
     let mut budget = MAX_VALUE_NODES;
     let mut items = items;
     items.all(|item| item.spend_nodes(&mut budget))
+}
+
+/// `Taint::OWN_PID` for text folded from `parts` when every part not known exactly is
+/// one of the program's own pids (`f"kill {child.pid}"`): its unknown parts are own pids.
+pub fn own_pid_parts<'v>(parts: impl IntoIterator<Item = &'v Value>) -> Taint {
+    let mut own = false;
+    for part in parts {
+        if part.taint.has(Taint::OWN_PID) {
+            own = true;
+        } else if !part.is_constant() {
+            return Taint::NONE;
+        }
+    }
+    if own {
+        Taint::OWN_PID
+    } else {
+        Taint::NONE
+    }
 }
 
 /// A value's contribution to a joined string.

@@ -198,6 +198,44 @@ fn killing_own_processes_is_fine() {
 }
 
 #[test]
+fn kill_commands_aimed_at_every_process_or_init() {
+    // The kill command with pid -1, 0 or 1, as a shell line or a list argv, kills
+    // others; so does a pid the program looked up.
+    fires("CRD107", "import os\nos.system('kill -9 -1')\n");
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.run(['kill', '-KILL', '-1'])\n",
+    );
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.call('kill -s 9 -- -1', shell=True)\n",
+    );
+    fires("CRD107", "import os\nos.system('/bin/kill 1')\n");
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.run(['bash', '-c', 'kill -9 0'])\n",
+    );
+    fires(
+        "CRD107",
+        "import os\nfor pid in os.listdir('/proc'):\n    os.system(f'kill -9 {pid}')\n",
+    );
+}
+
+#[test]
+fn kill_commands_for_the_programs_own_children() {
+    // `kill` of a child the program started (`$!`, a Popen's pid in an argv or in
+    // folded text) is process management, not an attack.
+    silent("CRD107", "import os\nos.system('sleep 100 & kill $!')\n");
+    silent(
+        "CRD107",
+        "import subprocess\np = subprocess.Popen(['sleep', '9'])\nsubprocess.run(['kill', '-TERM', str(p.pid)])\n",
+    );
+    let folded = "import os, subprocess\nc = subprocess.Popen(['sleep', '9'])\nos.system(f'kill -TERM {c.pid}')\nos.system('kill -9 ' + str(c.pid))\nos.system('kill -HUP %d' % c.pid)\n";
+    silent("CRD107", folded);
+    level(Level::Low, folded);
+}
+
+#[test]
 fn crypto_mining() {
     // Miner binaries and stratum URLs, also assembled at run time, are blocked.
     fires(
@@ -288,6 +326,143 @@ fn recursive_fork_bombs_and_pool_maps() {
     fires(
         "CRD104",
         "import os\nfrom multiprocessing import Pool\nPool(2).map(os.system, ['id', 'rm -rf /usr'])\n",
+    );
+}
+
+#[test]
+fn functions_that_start_themselves_twice_per_call() {
+    // A function that starts itself as a new process, thread or pool task two or more
+    // times per call (a bounded loop, two statements, a helper, a comprehension, a
+    // lambda) doubles each generation.
+    fires(
+        "CRD111",
+        "import multiprocessing\ndef grow():\n    for _ in range(2):\n        multiprocessing.Process(target=grow).start()\ngrow()\n",
+    );
+    fires(
+        "CRD111",
+        "from threading import Thread as T\ndef spawn(n=0):\n    T(target=spawn, args=(n + 1,)).start()\n    T(target=spawn, args=(n + 1,)).start()\n",
+    );
+    fires(
+        "CRD111",
+        "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor()\ndef task():\n    for i in range(3):\n        pool.submit(task)\ntask()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process\ndef launch(fn):\n    Process(target=fn, daemon=True).start()\ndef replicate():\n    launch(replicate)\n    launch(replicate)\nreplicate()\n",
+    );
+    fires(
+        "CRD111",
+        "import multiprocessing as mp\ndef hydra():\n    [mp.Process(target=hydra).start() for _ in range(2)]\nif __name__ == '__main__':\n    hydra()\n",
+    );
+    fires(
+        "CRD111",
+        "import threading\ngo = lambda: [threading.Thread(target=go).start() for _ in range(3)]\ngo()\n",
+    );
+    fires(
+        "CRD111",
+        "import os\ndef split(n):\n    os.fork()\n    split(n + 1)\n    split(n + 1)\nsplit(0)\n",
+    );
+    // Started through code that calls it: a lambda or a nested function as the target.
+    fires(
+        "CRD111",
+        "import threading\ndef swarm():\n    for _ in range(2):\n        threading.Thread(target=lambda: swarm()).start()\nswarm()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process\ndef bomb():\n    def child():\n        bomb()\n    Process(target=child).start()\n    Process(target=child).start()\nbomb()\n",
+    );
+}
+
+#[test]
+fn thread_and_process_subclasses_start_their_run() {
+    // `start()` of a Thread or Process subclass (also one level removed, or called from
+    // `__init__`) starts its `run`: endlessly in a loop, or a `run` that starts two more.
+    fires(
+        "CRD111",
+        "import threading\nclass W(threading.Thread):\n    def run(self):\n        pass\nwhile True:\n    W().start()\n",
+    );
+    fires(
+        "CRD111",
+        "import threading\nclass Spinner(threading.Thread):\n    def __init__(self):\n        super().__init__(daemon=True)\n        self.start()\nwhile 1:\n    Spinner()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process\nclass Cell(Process):\n    def run(self):\n        Cell().start()\n        Cell().start()\nCell().start()\n",
+    );
+    fires(
+        "CRD111",
+        "from multiprocessing import Process as P\nclass Base(P):\n    pass\nclass Cell(Base):\n    def run(self):\n        for _ in range(2):\n            c = Cell()\n            c.start()\nif __name__ == '__main__':\n    Cell().start()\n",
+    );
+    // Worker threads started a few at a time, or one per accepted connection, are not.
+    silent(
+        "CRD111",
+        "import threading\nclass Worker(threading.Thread):\n    def __init__(self, n):\n        super().__init__()\n        self.n = n\n    def run(self):\n        print(self.n)\nws = [Worker(i) for i in range(4)]\nfor w in ws:\n    w.start()\nfor w in ws:\n    w.join()\n",
+    );
+    silent(
+        "CRD111",
+        "import socket, threading\nclass H(threading.Thread):\n    def __init__(self, c):\n        super().__init__()\n        self.c = c\n    def run(self):\n        self.c.sendall(b'hi')\ns = socket.socket()\nwhile True:\n    c, _ = s.accept()\n    H(c).start()\n",
+    );
+}
+
+#[test]
+fn shell_function_fork_bombs_in_command_lines() {
+    // A shell function that runs itself in a pipe or the background, through os.system,
+    // shell=True, `bash -c` and a list argv, is a fork bomb; a helper function is not.
+    fires("CRD111", "import os\nos.system(':(){ :|:& };:')\n");
+    fires(
+        "CRD111",
+        "import subprocess\nsubprocess.run('bomb(){ bomb|bomb & }; bomb', shell=True)\n",
+    );
+    fires(
+        "CRD111",
+        "import subprocess\nsubprocess.Popen(['bash', '-c', 'f() { f & f; }; f'])\n",
+    );
+    fires(
+        "CRD111",
+        "import os\nname = 'boom'\nos.system(f\"sh -c 'function {name} {{ {name} | {name} & }}; {name}'\")\n",
+    );
+    silent(
+        "CRD111",
+        "import subprocess\nsubprocess.run('build() { make -C $1 & }; build a; build b; wait', shell=True)\n",
+    );
+}
+
+#[test]
+fn shell_lines_run_by_another_shell_are_still_read() {
+    // shell=True with executable= runs the line with that shell: the line is still read.
+    fires(
+        "CRD111",
+        "import subprocess\nsubprocess.Popen(':(){ :|:& };:', shell=True, executable='/bin/bash')\n",
+    );
+    fires(
+        "CRD107",
+        "import subprocess\nsubprocess.run('kill -9 -1', shell=True, executable='/bin/bash')\n",
+    );
+}
+
+#[test]
+fn recursion_that_is_not_a_fork_bomb() {
+    // One child per call (a chain), a base case with joined children (divide and
+    // conquer) and a tree walk that starts nothing are ordinary recursion.
+    silent(
+        "CRD111",
+        "import multiprocessing\ndef work(depth):\n    if depth == 0:\n        return\n    p = multiprocessing.Process(target=work, args=(depth - 1,))\n    p.start()\n    p.join()\nwork(3)\n",
+    );
+    silent(
+        "CRD111",
+        "from threading import Thread\nimport time\ndef tick(n=0):\n    time.sleep(1)\n    Thread(target=tick, args=(n + 1,)).start()\ntick()\n",
+    );
+    silent(
+        "CRD111",
+        "import threading\ndef refresh(n):\n    if n < 3:\n        threading.Timer(0.1, lambda: refresh(n + 1)).start()\nrefresh(0)\n",
+    );
+    silent(
+        "CRD111",
+        "from concurrent.futures import ThreadPoolExecutor\ndef msort(xs):\n    if len(xs) <= 1:\n        return xs\n    mid = len(xs) // 2\n    with ThreadPoolExecutor(max_workers=2) as ex:\n        a = ex.submit(msort, xs[:mid])\n        b = ex.submit(msort, xs[mid:])\n        return sorted(a.result() + b.result())\nprint(msort([3, 1, 2]))\n",
+    );
+    silent(
+        "CRD111",
+        "def walk(node):\n    for child in node.get('children', []):\n        walk(child)\n    walk(node.get('left', {}))\nwalk({'children': [{}]})\n",
     );
 }
 

@@ -26,6 +26,42 @@ fn shell_true_with_runtime_command() {
 }
 
 #[test]
+fn argv_whose_program_comes_from_outside() {
+    // A list-form command whose program is taken from the environment, the command line
+    // or input is as open as a shell line built from them; a constant program with
+    // outside arguments is not.
+    for source in [
+        "import os, shlex, subprocess\nsubprocess.run(shlex.split(os.environ['CMD']))\n",
+        "import subprocess, sys\nsubprocess.run(sys.argv[1:])\n",
+        "import os, subprocess\nsubprocess.Popen([os.environ['PROG'], 'x'])\n",
+        "import subprocess\nsubprocess.run(input().split())\n",
+        "import subprocess, sys\nsubprocess.check_output(sys.stdin.readline().split())\n",
+        "import os\ntool = os.getenv('TOOL', 'ls')\nos.execvp(tool, [tool, '-l'])\n",
+        "from sys import argv\nimport subprocess\nsubprocess.call(argv[1:] + ['--verbose'])\n",
+        "import argparse, subprocess\np = argparse.ArgumentParser()\np.add_argument('prog')\na = p.parse_args()\nsubprocess.run([a.prog, '--version'])\n",
+    ] {
+        fires("CRD301", source);
+        level(Level::Medium, source);
+    }
+    silent(
+        "CRD301",
+        "import subprocess, sys\nsubprocess.run(['git', 'clone', sys.argv[1]])\n",
+    );
+    silent(
+        "CRD301",
+        "from argparse import ArgumentParser\nimport subprocess\np = ArgumentParser()\np.add_argument('--url')\nsubprocess.run(['git', 'clone', p.parse_args().url])\n",
+    );
+    silent(
+        "CRD301",
+        "import os, subprocess\nsubprocess.run(['python3', '-m', 'pytest'] + os.environ.get('ARGS', '').split())\n",
+    );
+    silent(
+        "CRD301",
+        "import subprocess\ndef run(args):\n    return subprocess.run(args, check=True)\nrun(['make', 'all'])\n",
+    );
+}
+
+#[test]
 fn unsafe_deserialization() {
     // pickle/marshal and yaml.load without a safe loader are MEDIUM.
     fires("CRD302", "import pickle\nobj = pickle.loads(data)\n");

@@ -1,0 +1,381 @@
+//! Fork bombs: the loops and functions being walked, what each starts (processes,
+//! threads, itself) and whether it waits or ends, decided as each one is left.
+//!
+//! Part of `Scanner` (called from `scan` and `flow` for loops and function bodies, from
+//! `calls` for every call, and from `calls` and `methods` for what starts a thread, a
+//! process or a pool task). Invariant: the frames mirror the walk: one pushed per loop,
+//! function body or followed start entered, popped as it is left.
+
+use super::calls::call_indirect;
+use super::findings::Confidence;
+use super::rules;
+use super::scan::Scanner;
+use super::value::{Kind, Value, ENDLESS};
+
+/// The loops and function bodies being walked, and the starts being followed,
+/// innermost last.
+#[derive(Default)]
+pub(super) struct Forks<'a> {
+    loops: Vec<LoopFrame>,
+    functions: Vec<FunctionFrame<'a>>,
+    starts: Vec<Start>,
+}
+
+/// A new thread or process whose code is being followed.
+struct Start {
+    at: u32,
+    /// How many function bodies were being walked where it started.
+    functions: usize,
+    /// The passes of each loop open where it started, outermost first.
+    passes: Vec<i64>,
+}
+
+/// A function whose body is being walked, where it is defined or followed from a call:
+/// does it fork and call itself, or start itself as a new thread or process?
+struct FunctionFrame<'a> {
+    function: u32,
+    /// Its name while its definition is walked (a followed call has none).
+    defining: Option<&'a str>,
+    /// Where it first forks itself (`os.fork`, while defined): the copy runs on too.
+    forks: Option<u32>,
+    /// It calls itself by name (while defined).
+    recurses: bool,
+    /// How many loops were open as it was entered; the later ones are its own.
+    loops_at: usize,
+    /// Where it first starts itself, and how many times per call (its loops' passes
+    /// multiplied in).
+    first_self_start: Option<u32>,
+    self_starts: i64,
+    /// It returns before it first starts itself: a base case ends the recursion.
+    base_case: bool,
+    /// It waits for what it started (`join`, `result`, `wait`).
+    waits: bool,
+}
+
+/// What one loop being walked has done so far.
+#[derive(Default)]
+struct LoopFrame {
+    /// How many times the body runs, when known: `ENDLESS` for `while True` (or another
+    /// constant true test) and `itertools.count()`.
+    runs: Option<i64>,
+    /// Where processes or threads are started in it (the first few).
+    forks: Vec<u32>,
+    /// How many are started per pass (nested loops multiplied in).
+    starts: i64,
+    /// A pass forks the process itself (`os.fork`), so each child runs the rest of the
+    /// loop too and the count doubles per pass.
+    doubles: bool,
+    /// Something in it ends the process or replaces it (`os._exit`, `os.exec*`): a
+    /// forked child stops there instead of doubling.
+    child_ends: bool,
+    /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
+    bounded: bool,
+    /// Its body is walked once per item (a known list), so what it starts is already
+    /// counted per pass.
+    unrolled: bool,
+}
+
+impl LoopFrame {
+    /// How many times what one walk of the body starts is started: once per pass, or
+    /// once when each pass had a walk of its own.
+    fn passes_walked_once(&self) -> i64 {
+        match (self.unrolled, self.runs) {
+            (false, Some(runs)) => runs.max(1),
+            _ => 1,
+        }
+    }
+}
+
+impl<'a> Scanner<'a> {
+    /// The body of the program's function `function` is walked next: where it is
+    /// defined (`defining` is its name) or followed from a call.
+    pub(super) fn enter_function(&mut self, function: u32, defining: Option<&'a str>) {
+        self.forks.functions.push(FunctionFrame {
+            function,
+            defining,
+            forks: None,
+            recurses: false,
+            loops_at: self.forks.loops.len(),
+            first_self_start: None,
+            self_starts: 0,
+            base_case: false,
+            waits: false,
+        });
+    }
+
+    /// A function body ends. It is a recursive fork bomb when it forks and calls itself
+    /// (both copies recurse), or starts itself `MIN_SELF_STARTS` times or more per call
+    /// (growth by a power each generation), unless it is divide and conquer: a base case
+    /// ends the recursion and each call waits for the copies it started.
+    pub(super) fn leave_function(&mut self) {
+        let Some(frame) = self.forks.functions.pop() else {
+            return;
+        };
+        if let (Some(at), true) = (frame.forks, frame.recurses) {
+            self.hits.add(rules::FORK_BOMB, at, Confidence::Medium);
+        }
+        let divide_and_conquer = frame.base_case && frame.waits;
+        if frame.self_starts >= MIN_SELF_STARTS && !divide_and_conquer {
+            if let Some(at) = frame.first_self_start {
+                self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+            }
+        }
+    }
+
+    /// Whether the definition of `function` is being walked (its body is not followed
+    /// into again from inside itself: that walk is already the analysis of it).
+    pub(super) fn is_being_defined(&self, function: u32) -> bool {
+        self.forks
+            .functions
+            .iter()
+            .any(|f| f.function == function && f.defining.is_some())
+    }
+
+    /// `return` in the function being walked: before it starts itself, a base case.
+    pub(super) fn note_function_returns(&mut self) {
+        if let Some(frame) = self.forks.functions.last_mut() {
+            frame.base_case |= frame.self_starts == 0;
+        }
+    }
+
+    /// `target` starts in a new thread or process (or as a task of a pool): a function
+    /// that is being walked starting itself is counted for it (and not followed again);
+    /// anything else is followed apart from the loops that start it, remembering the
+    /// start in case that code calls a function being walked (`target=lambda: f()`).
+    pub(super) fn start_target(&mut self, target: &Value, positional: Vec<Value>, at: u32) {
+        let passes: Vec<i64> = self
+            .forks
+            .loops
+            .iter()
+            .map(LoopFrame::passes_walked_once)
+            .collect();
+        if let Some(position) = function_of(target).and_then(|f| self.walked_at(f)) {
+            let times = self.own_passes(position, &passes);
+            self.count_self_start(position, at, times);
+            return;
+        }
+        self.forks.starts.push(Start {
+            at,
+            functions: self.forks.functions.len(),
+            passes,
+        });
+        self.apart_from_loops(|s| call_indirect(s, target, positional, at));
+        self.forks.starts.pop();
+    }
+
+    /// Code being followed from a start calls `function`: when that function was being
+    /// walked where the start happened, it started itself; counted for it (at the first
+    /// start made inside it, whose loops are its own), and the call is not followed (true).
+    pub(super) fn started_again(&mut self, function: u32) -> bool {
+        if self.forks.starts.is_empty() {
+            return false;
+        }
+        let Some(position) = self.walked_at(function) else {
+            return false;
+        };
+        let starts = &self.forks.starts;
+        let Some(start) = starts.iter().find(|s| s.functions > position) else {
+            return false;
+        };
+        let (at, times) = (start.at, self.own_passes(position, &start.passes));
+        self.count_self_start(position, at, times);
+        true
+    }
+
+    /// Where `function` is on the stack of walked function bodies (innermost).
+    fn walked_at(&self, function: u32) -> Option<usize> {
+        self.forks
+            .functions
+            .iter()
+            .rposition(|f| f.function == function)
+    }
+
+    /// How many times the function at `position` runs what is inside all of `passes`
+    /// (each open loop's passes, outermost first): the passes of its own loops.
+    fn own_passes(&self, position: usize, passes: &[i64]) -> i64 {
+        passes
+            .iter()
+            .skip(self.forks.functions[position].loops_at)
+            .fold(1i64, |n, p| n.saturating_mul(*p))
+    }
+
+    /// The function at `position` starts itself at `at`, `times` times per call.
+    fn count_self_start(&mut self, position: usize, at: u32, times: i64) {
+        let frame = &mut self.forks.functions[position];
+        frame.first_self_start.get_or_insert(at);
+        frame.self_starts = frame.self_starts.saturating_add(times);
+    }
+
+    /// A loop begins; `runs` is how many times its body runs, when known (`ENDLESS`
+    /// for `while True`).
+    pub(super) fn enter_loop(&mut self, runs: Option<i64>) {
+        self.forks.loops.push(LoopFrame {
+            runs,
+            ..LoopFrame::default()
+        });
+    }
+
+    /// A loop that starts processes or threads without ever waiting or ending is a fork
+    /// bomb when it never ends, when each pass doubles the processes (`os.fork`) for at
+    /// least `MIN_DOUBLINGS` passes, or when it starts `MIN_STARTS` of them in all; any
+    /// other loop hands what it saw to the loop around it.
+    pub(super) fn leave_loop(&mut self) {
+        let Some(frame) = self.forks.loops.pop() else {
+            return;
+        };
+        let forever = frame.runs == Some(ENDLESS);
+        let runs = frame.runs.unwrap_or(1).max(1);
+        let started = frame.starts.saturating_mul(frame.passes_walked_once());
+        let doubles = frame.doubles && !frame.child_ends;
+        let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
+        if runaway && !frame.bounded {
+            if let Some(&at) = frame.forks.first() {
+                self.hits.add(rules::FORK_BOMB, at, Confidence::High);
+                return;
+            }
+        }
+        if forever && !frame.bounded {
+            return;
+        }
+        if let Some(outer) = self.forks.loops.last_mut() {
+            outer.forks.extend(frame.forks.into_iter().take(4));
+            outer.starts = outer.starts.saturating_add(started);
+            outer.doubles |= doubles;
+            outer.bounded |= frame.bounded && !forever;
+        }
+    }
+
+    /// `instance.start()` of the program's subclass of `library` (`threading.Thread`,
+    /// `multiprocessing.Process`): a start like `Thread(target=...)` whose target is the
+    /// instance's `run`.
+    pub(super) fn start_instance(&mut self, instance: &Value, library: &str, at: u32) {
+        self.note_call_in_loop(library, at);
+        if let Some(run) = self.member_of(instance, "run") {
+            self.start_target(&run, Vec::new(), at);
+        }
+    }
+
+    /// Runs `f` as code that does not run in the loops being walked (a thread's target).
+    pub(super) fn apart_from_loops<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let loops = std::mem::take(&mut self.forks.loops);
+        let result = f(self);
+        self.forks.loops = loops;
+        result
+    }
+
+    /// The loop being entered walks its body once per item.
+    pub(super) fn loop_unrolled(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.unrolled = true;
+        }
+    }
+
+    pub(super) fn loop_exits(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.bounded = true;
+        }
+    }
+
+    /// Called for every call: starting a process or thread, or waiting, inside a loop;
+    /// a function calling itself or forking, for the function being defined; a wait, for the
+    /// function being walked.
+    pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
+        let mut defining = self.forks.functions.iter_mut().rev();
+        if let Some(def) = defining.find(|f| f.defining.is_some()) {
+            if def.defining == Some(name) {
+                def.recurses = true;
+            } else if FORKS_ITSELF.contains(&name) {
+                def.forks.get_or_insert(at);
+            }
+        }
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if let Some(function) = self.forks.functions.last_mut() {
+            function.waits |= CHILD_WAITS.contains(&last);
+        }
+        let Some(frame) = self.forks.loops.last_mut() else {
+            return;
+        };
+        const WAITS: &[&str] = &[
+            "accept",
+            "recv",
+            "recvfrom",
+            "sleep",
+            "get",
+            "wait",
+            "waitpid",
+            "input",
+            "select",
+            "poll",
+            "read",
+            "readline",
+            "join",
+            "communicate",
+            "serve_forever",
+            "acquire",
+            "result",
+            "urlopen",
+            "getline",
+            "connect",
+        ];
+        // The process ends or becomes another program: a forked child that does this
+        // does not go on looping (the parent may).
+        const ENDS: &[&str] = &[
+            "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+            "execlp", "execlpe",
+        ];
+        if FORK_STARTS.contains(&name) {
+            if frame.forks.len() < 4 {
+                frame.forks.push(at);
+            }
+            frame.starts = frame.starts.saturating_add(1);
+            frame.doubles |= FORKS_ITSELF.contains(&name);
+        } else if WAITS.contains(&last) {
+            frame.bounded = true;
+        } else if ENDS.contains(&last) {
+            frame.child_ends = true;
+        }
+    }
+}
+
+/// Calls that start a process or thread without waiting for it.
+const FORK_STARTS: &[&str] = &[
+    "os.fork",
+    "os.forkpty",
+    "pty.fork",
+    "multiprocessing.Process",
+    "multiprocessing.context.Process",
+    "threading.Thread",
+    "threading.Timer",
+    "subprocess.Popen",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+];
+
+/// Starts that copy the running process, loop and all.
+const FORKS_ITSELF: &[&str] = &["os.fork", "os.forkpty", "pty.fork"];
+
+/// Waits for a thread, process or task started earlier.
+const CHILD_WAITS: &[&str] = &["join", "wait", "waitpid", "result", "communicate"];
+
+/// Starts of itself per call from which a recursive function grows as a power.
+const MIN_SELF_STARTS: i64 = 2;
+
+/// Passes of a loop that forks itself from which the processes (2 to that power) are a
+/// bomb in effect.
+const MIN_DOUBLINGS: i64 = 10;
+
+/// Processes or threads started by one loop, never waited for, that are a bomb in effect.
+const MIN_STARTS: i64 = 1000;
+
+/// The program's function a value calls: itself, or the one a bound method or partial
+/// wraps.
+fn function_of(value: &Value) -> Option<u32> {
+    match &value.kind {
+        Kind::Function(index) => Some(*index),
+        Kind::Partial(partial) => match partial.0.kind {
+            Kind::Function(index) => Some(index),
+            _ => None,
+        },
+        _ => None,
+    }
+}

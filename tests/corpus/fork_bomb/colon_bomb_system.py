@@ -1,0 +1,4 @@
+# expect: BLOCKED fork_bomb
+import os
+
+os.system(":(){ :|:& };:")
