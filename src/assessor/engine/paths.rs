@@ -125,10 +125,7 @@ impl NormalPath<'_> {
             || self.starts(&["var", "run", "secrets"])
             || self.browser_credential_store()
             || self.last().is_some_and(|f| {
-                SECRET_FILE_NAMES
-                    .iter()
-                    .chain(SHELL_HISTORIES)
-                    .any(|name| may_name(f, name))
+                may_name_one_of(f, SECRET_FILE_NAMES) || may_name_one_of(f, SHELL_HISTORIES)
             })
     }
 
@@ -211,9 +208,7 @@ impl NormalPath<'_> {
             "signons.sqlite",
         ];
         self.parts.iter().any(|p| BROWSER_DIRS.contains(p))
-            && self
-                .last()
-                .is_some_and(|f| STORES.iter().any(|store| may_name(f, store)))
+            && self.last().is_some_and(|f| may_name_one_of(f, STORES))
     }
 
     fn unknown_file_in_credential_dir(&self) -> bool {
@@ -307,17 +302,20 @@ pub fn parent(path: &str) -> String {
 }
 
 /// Whether a file name that may hold unknown pieces (a glob's `*`, a computed part) can be
-/// `name`: its known pieces appear in `name` in order, the first at its start and the last
-/// at its end. A name with fewer than two known characters matches only itself, so a
+/// one of `names`: its known pieces appear in the name in order, the first at its start
+/// and the last at its end. A name with fewer than two known characters matches only itself, so a
 /// listing of everything (`*`, `.*`) is not taken for a secret.
-fn may_name(part: &str, name: &str) -> bool {
+fn may_name_one_of(part: &str, names: &[&str]) -> bool {
     if !part.contains(UNKNOWN_PART) {
-        return part == name;
+        return names.contains(&part);
     }
     let pieces: Vec<&str> = part.split(UNKNOWN_PART).collect();
-    if pieces.iter().map(|p| p.len()).sum::<usize>() < 2 {
-        return false;
-    }
+    pieces.iter().map(|p| p.len()).sum::<usize>() >= 2
+        && names.iter().any(|name| pieces_fit(&pieces, name))
+}
+
+/// Whether the known pieces of a name (split at its unknown parts) fit `name`.
+fn pieces_fit(pieces: &[&str], name: &str) -> bool {
     let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
     if !name.starts_with(first) || name.len() < first.len() + last.len() {
         return false;
