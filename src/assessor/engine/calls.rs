@@ -69,7 +69,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         _ => s.eval(func),
     };
     let args = Args {
-        positional: call.args().iter().map(|e| s.eval(e)).collect(),
+        positional: s.eval_spread(call.args()),
         keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
     };
     check_argument_text(s, &args, at);
@@ -344,6 +344,17 @@ pub(super) fn plain_call<'a>(
         }
         (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
         (Some("builtins.range"), _) => range(&args.positional),
+        (Some("shlex.split"), Some(first)) => match first.exact_text() {
+            Some(text) => {
+                let words = fold::shell_words(text);
+                let words = words
+                    .iter()
+                    .map(|w| text_value(s, w, first.taint))
+                    .collect();
+                s.folder.seq(words)
+            }
+            None => Value::unknown(first.deep_taint().data()),
+        },
         (Some("itertools.count" | "itertools.cycle"), _) => iterations(Some(ENDLESS)),
         // `iter(int, 1)`: a callable that always returns its empty value never meets a
         // sentinel that differs from it.
@@ -636,8 +647,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::Deserialize => {
             // Loading back a file this program itself wrote (its cache) is not foreign data.
+            // (`joblib.load(path)` takes the path itself.)
             let own_file = args.positional.first().is_some_and(|v| {
-                v.taint.has(Taint::OWN_FILE) && !v.taint.with(taint).has(Taint::NETWORK)
+                let own = v.taint.has(Taint::OWN_FILE)
+                    || v.exact_text().is_some_and(|p| s.caps.pickled_to(p));
+                own && !v.taint.with(taint).has(Taint::NETWORK)
             });
             if !own_file {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);

@@ -351,7 +351,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "pyprctl.set_keepcaps"
         | "pyprctl.cap_set_proc"
         | "capng.capng_apply" => Prctl,
-        "pickle.dump" => Serialize,
+        "pickle.dump" | "joblib.dump" => Serialize,
         "pickle.loads"
         | "pickle.load"
         | "pickle.Unpickler"

@@ -289,6 +289,42 @@ impl Write for Capped<'_> {
     }
 }
 
+/// `shlex.split` of constant text: words split at blanks, quotes grouping and removed,
+/// backslash escaping the next character outside single quotes.
+pub fn shell_words(text: &str) -> Vec<String> {
+    let (mut words, mut word, mut in_word) = (Vec::new(), String::new(), false);
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"') | None, '\\') => {
+                word.extend(chars.next());
+                in_word = true;
+            }
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
 pub fn rot13(text: &str) -> String {
     text.chars()
         .map(|c| match c {
@@ -389,6 +425,16 @@ mod tests {
             Compression::Lzma.decompress(&xz_bomb).map(|o| o.len()),
             Some(MAX_DECOMPRESSED)
         );
+    }
+
+    #[test]
+    fn shell_words_split_as_shlex_does() {
+        assert_eq!(
+            shell_words("find / -name 'a b' -exec \"rm\" {} \\;"),
+            ["find", "/", "-name", "a b", "-exec", "rm", "{}", ";"]
+        );
+        assert_eq!(shell_words("  "), Vec::<String>::new());
+        assert_eq!(shell_words("x ''"), ["x", ""]);
     }
 
     #[test]

@@ -270,9 +270,14 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `break` or `return`: the innermost loop ends here, when that loop is in the function
+    /// being walked (a `return` in a function called from a loop does not end the loop).
     pub(super) fn loop_exits(&mut self) {
-        if let Some(frame) = self.forks.loops.last_mut() {
-            frame.bounded = true;
+        let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
+        if self.forks.loops.len() > own_loops_from {
+            if let Some(frame) = self.forks.loops.last_mut() {
+                frame.bounded = true;
+            }
         }
     }
 

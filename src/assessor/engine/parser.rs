@@ -529,6 +529,8 @@ pub enum ExprKind<'a> {
     },
     /// `yield value` inside a generator function.
     Yield(Option<Expr<'a>>),
+    /// `*items` in a call's arguments or a list.
+    Starred(Expr<'a>),
     /// `body if test else orelse`.
     IfElse {
         test: Expr<'a>,
@@ -637,6 +639,7 @@ impl<'a> Expr<'a> {
                 or: e.op == ast::BoolOp::Or,
             },
             ast::Expr::Yield(e) => ExprKind::Yield(e.value.as_deref().map(Expr)),
+            ast::Expr::Starred(e) => ExprKind::Starred(Expr(&e.value)),
             ast::Expr::If(e) => ExprKind::IfElse {
                 test: Expr(&e.test),
                 body: Expr(&e.body),

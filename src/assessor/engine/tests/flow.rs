@@ -341,3 +341,25 @@ fn or_and_generators_and_several_returns_keep_their_values() {
         "import shutil, tempfile\ndef scratch(d=None):\n    return d or tempfile.mkdtemp()\nshutil.rmtree(scratch())\n",
     );
 }
+
+#[test]
+fn spread_arguments_shlex_and_decorator_wrappers_are_followed() {
+    // `join(*PARTS)` of constants, `shlex.split` of a constant command and a call through
+    // a decorator's wrapper reach their sinks as plainly written code would.
+    fires(
+        "CRD205",
+        "import os\nPARTS = ('~', '.kube', 'config')\nprint(open(os.path.expanduser(os.path.join(*PARTS))).read())\n",
+    );
+    fires(
+        "CRD104",
+        "import shlex, subprocess\nsubprocess.run(shlex.split('find / -xdev -type f -delete'))\n",
+    );
+    fires(
+        "CRD111",
+        "import os, functools\ndef spawning(f):\n    @functools.wraps(f)\n    def wrapper(*a):\n        os.fork()\n        return f(*a)\n    return wrapper\n@spawning\ndef tick():\n    pass\nwhile True:\n    tick()\n",
+    );
+    silent(
+        "CRD104",
+        "import shlex, subprocess\nsubprocess.run(shlex.split('find build -name \"*.o\" -delete'))\n",
+    );
+}

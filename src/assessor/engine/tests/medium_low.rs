@@ -81,6 +81,10 @@ fn loading_back_the_programs_own_pickle_is_not_unsafe_deserialization() {
         "CRD302",
         "import pickle\nPATH = 'model.pkl'\nwith open(PATH, 'wb') as f:\n    pickle.dump({'w': [1, 2]}, f)\nwith open(PATH, 'rb') as f:\n    model = pickle.load(f)\n",
     );
+    silent(
+        "CRD302",
+        "import joblib\nfrom sklearn.linear_model import LinearRegression\nm = LinearRegression()\njoblib.dump(m, 'model.joblib')\nm2 = joblib.load('model.joblib')\n",
+    );
     fires(
         "CRD302",
         "import pickle\nwith open('upload.pkl', 'rb') as f:\n    data = pickle.load(f)\n",
