@@ -712,6 +712,16 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             run_file(s, &path, at);
             Value::UNKNOWN
         }
+        Api::Serves { handler } => {
+            network(s, at);
+            // Each client is a remote party with a stream in and a stream out.
+            s.caps.socket_connect.get_or_insert(at);
+            if let Some(handler) = args.get(handler, "client_connected_cb").cloned() {
+                let stream = Value::unknown(Taint::SOCKET.with(Taint::NETWORK));
+                call_indirect(s, &handler, vec![stream.clone(), stream], at);
+            }
+            Value::UNKNOWN
+        }
         Api::SecretStore => {
             hit(s, rules::SECRET_READ, at, Confidence::High);
             s.caps.note_secret(at);

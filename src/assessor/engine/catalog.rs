@@ -85,6 +85,11 @@ pub enum Api {
     OsOpen,
     /// Returns secrets kept by the desktop (`keyring.get_password`, the Secret Service).
     SecretStore,
+    /// A server that calls the function in argument `handler` with each client's streams
+    /// (`asyncio.start_server(handle, host, port)`).
+    Serves {
+        handler: usize,
+    },
     /// Opens a file whose path the program does not name: a temporary file, or a file
     /// descriptor (`os.fdopen(fd, mode)`); the mode is in argument `mode`, when any.
     OpenUnnamed {
@@ -237,7 +242,6 @@ pub fn api(name: &str) -> Option<Api> {
         | "socketserver.ThreadingUDPServer"
         | "http.server.HTTPServer"
         | "http.server.ThreadingHTTPServer"
-        | "asyncio.start_server"
         | "websocket.create_connection"
         | "websockets.connect" => NetworkClient,
         "importlib.util.spec_from_file_location"
@@ -299,6 +303,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
+        "asyncio.start_server" | "asyncio.start_unix_server" => Serves { handler: 0 },
         "keyring.get_password"
         | "keyring.get_credential"
         | "secretstorage.get_default_collection"

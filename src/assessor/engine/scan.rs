@@ -55,6 +55,8 @@ pub struct Scanner<'a> {
     pub(super) forks: super::forks::Forks<'a>,
     /// The program's classes (indexed by `Kind::Class`).
     pub(super) classes: Vec<super::classes::Class<'a>>,
+    /// The program's functions decorated with `@property`: reading the attribute runs them.
+    properties: rustc_hash::FxHashSet<u32>,
 }
 
 impl<'a> Scanner<'a> {
@@ -157,14 +159,18 @@ impl<'a> Scanner<'a> {
             StmtKind::Def {
                 name, params, body, ..
             } => {
-                let decorators: Vec<Value> = stmt
-                    .header()
+                let header = stmt.header();
+                let is_property = header.decorators.iter().any(|e| is_property_decorator(*e));
+                let decorators: Vec<Value> = header
                     .decorators
                     .iter()
                     .map(|e| self.eval(*e))
                     .filter(super::calls::is_callable)
                     .collect();
                 let (value, returned) = self.define_function(name, params, body);
+                if let (true, Kind::Function(index)) = (is_property, &value.kind) {
+                    self.properties.insert(*index);
+                }
                 if name == "__reduce__" || name == "__reduce_ex__" {
                     self.reduce_gadget(&returned, stmt.start());
                 }
@@ -532,6 +538,17 @@ impl<'a> Scanner<'a> {
         value
     }
 
+    /// The `@property` function an instance's attribute reads run, if it is one.
+    fn property_getter(&self, value: &Value, attr: &str) -> Option<u32> {
+        let Kind::Instance(class) = value.kind else {
+            return None;
+        };
+        match self.class_member(class, attr)?.kind {
+            Kind::Function(index) if self.properties.contains(&index) => Some(index),
+            _ => None,
+        }
+    }
+
     /// Evaluates a list of expressions, `*items` spread into its known elements
     /// (`os.path.join(*PARTS)`, `[*base, "-c", code]`).
     pub(super) fn eval_spread(&mut self, exprs: Exprs<'a>) -> Vec<Value> {
@@ -552,6 +569,9 @@ impl<'a> Scanner<'a> {
 
     /// `value.attr` where `value` is not being called.
     pub fn attribute(&mut self, value: &Value, attr: &str) -> Value {
+        if let Some(getter) = self.property_getter(value, attr) {
+            return self.call_function(getter, std::slice::from_ref(value), &[]);
+        }
         if let Some(member) = self.member_of(value, attr) {
             return member;
         }
@@ -795,6 +815,15 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("bool", "builtins.bool"),
     ("input", "builtins.input"),
 ];
+
+/// `@property`, `@functools.cached_property`, `@cached_property`.
+fn is_property_decorator(decorator: Expr<'_>) -> bool {
+    match decorator.kind() {
+        ExprKind::Name(name) => matches!(name, "property" | "cached_property"),
+        ExprKind::Attribute { attr, .. } => attr == "cached_property",
+        _ => false,
+    }
+}
 
 /// An unbound name: a builtin the rules know, or unknown.
 fn builtin(name: &str) -> Value {

@@ -78,7 +78,9 @@ const READING: &str = "## How programs are read
 - `x or y`, `x and y`, a generator's yields and a function with several returns keep the
   values they can hold (`None` drops out); `*items` spreads known items into a call or a
   list; `shlex.split` of a constant is its words; a decorator that returns a wrapper
-  binds the wrapper, so calls go through it. `find PATH -delete` deletes PATH.
+  binds the wrapper, so calls go through it; reading a `@property` runs its getter.
+  `find PATH -delete` deletes PATH. An `asyncio.start_server` handler is called with a
+  client's streams (network data, a remote party).
 - A shell wired to an accepted connection is a (bind) shell for the remote party; scripts
   written into `.git/hooks` are persistence; `syscall(n, ...)` through ctypes is read by
   its x86-64 number; `iter(int, 1)` never ends.

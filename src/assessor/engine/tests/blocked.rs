@@ -649,3 +649,16 @@ fn a_decoding_chain_folded_by_reduce_is_decode_then_execute() {
         "import base64, functools\nSTAGES = [base64.b64decode, bytes.decode]\nDATA = 'aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk='\nexec(functools.reduce(lambda acc, fn: fn(acc), STAGES, DATA))\n",
     );
 }
+
+#[test]
+fn commands_read_from_a_servers_clients_are_run_for_them() {
+    // An asyncio server whose handler runs each line a client sends is a remote shell.
+    fires(
+        "CRD102",
+        "import asyncio\nasync def handle(reader, writer):\n    while True:\n        line = (await reader.readline()).decode()\n        p = await asyncio.create_subprocess_shell(line, stdout=asyncio.subprocess.PIPE)\n        writer.write((await p.communicate())[0])\nasync def main():\n    srv = await asyncio.start_server(handle, '0.0.0.0', 9001)\n    await srv.serve_forever()\nasyncio.run(main())\n",
+    );
+    silent(
+        "CRD102",
+        "import asyncio\nasync def echo(reader, writer):\n    writer.write(await reader.readline())\nasync def main():\n    await (await asyncio.start_server(echo, '127.0.0.1', 9001)).serve_forever()\nasyncio.run(main())\n",
+    );
+}

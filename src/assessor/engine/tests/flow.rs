@@ -363,3 +363,12 @@ fn spread_arguments_shlex_and_decorator_wrappers_are_followed() {
         "import shlex, subprocess\nsubprocess.run(shlex.split('find build -name \"*.o\" -delete'))\n",
     );
 }
+
+#[test]
+fn reading_a_property_runs_its_getter() {
+    // A payload decoded inside a @property reaches the command that reads the property.
+    fires(
+        "CRD103",
+        "import base64, subprocess, sys\nclass Job:\n    blob = 'aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk='\n    @property\n    def script(self):\n        return base64.b64decode(self.blob).decode()\nsubprocess.run([sys.executable, '-c', Job().script])\n",
+    );
+}
