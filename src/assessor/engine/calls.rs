@@ -543,8 +543,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Decode(encoding) => decode(s, args, encoding, taint),
         Api::Decompress(format) => {
             let data = args.get(0, "data").and_then(Value::exact_text);
-            let bytes =
-                data.and_then(|data| payload_bytes(data).find_map(|b| format.decompress(&b)));
+            let bytes = data.and_then(|data| decompress(s, format, data));
             decoded_value(s, bytes, taint)
         }
         Api::Fetch => {
@@ -596,8 +595,18 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 Some(path) => path.clone(),
                 None => text_value(s, default, Taint::PATH),
             };
+            // `netrc.netrc()`: the logins it holds are credentials, each the program's to
+            // present to its host (sending them elsewhere, or all of them, still leaks).
+            // They are followed as data, so reading them is not also counted as a secret
+            // read that any network use would leak.
+            let noted = s.caps.secret_read;
             let read = open_file(s, &path, None, at);
-            Value::unknown(read.taint)
+            s.caps.secret_read = noted;
+            let credentials = match read.taint.has(Taint::SECRET) {
+                true => read.taint.without(Taint::SECRET).with(Taint::CREDENTIAL),
+                false => read.taint,
+            };
+            Value::unknown(credentials)
         }
         Api::Remove => {
             if let Some(path) = args.get(0, "path").cloned() {
@@ -722,10 +731,18 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             Value::UNKNOWN
         }
-        Api::SecretStore => {
+        Api::SecretStore { one } => {
             hit(s, rules::SECRET_READ, at, Confidence::High);
-            s.caps.note_secret(at);
-            Value::unknown(Taint::SECRET)
+            // One credential looked up is the program's to present, followed as data; a
+            // whole store is a secret read, which any network use may leak.
+            if !one {
+                s.caps.note_secret(at);
+            }
+            Value::unknown(if one {
+                Taint::CREDENTIAL
+            } else {
+                Taint::SECRET
+            })
         }
         Api::OpenUnnamed { mode } => {
             // A temporary file is opened for writing unless told otherwise.
@@ -844,27 +861,72 @@ const CREDENTIAL_KEYWORDS: &[&str] = &["headers", "auth", "params", "cookies", "
 /// URL, headers, auth, query parameters, a `login`) is the program using it, not a leak;
 /// the whole environment or a secret file there still is.
 pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32, sending: Sending) {
-    let leaks = |value: &Value, authenticates: bool| match authenticates {
-        true => value.deep_taint().has(Taint::SECRET),
-        false => carries_secret(value),
+    // Credentials sent to a bare IP address authenticate to nobody in particular.
+    let to_address = args
+        .positional
+        .first()
+        .and_then(Value::text)
+        .is_some_and(url_names_an_address);
+    let (mut leaked, mut credentials) = (false, 0);
+    // `login(user, password)` and `auth=(user, password)` present one credential.
+    let mut login = 0;
+    let mut check = |value: &Value, authenticates: bool, one_login: bool| {
+        if authenticates && !to_address {
+            leaked |= value.deep_taint().has(Taint::SECRET.with(Taint::HOST_DATA));
+            match one_login {
+                true => login = login.max(credential_count(value).min(1)),
+                false => credentials += credential_count(value),
+            }
+        } else {
+            leaked |= carries_secret(value);
+        }
     };
-    let leaked = args.positional.iter().enumerate().any(|(i, value)| {
+    for (i, value) in args.positional.iter().enumerate() {
         let authenticates = match sending {
             // A URL's query authenticates; a host name (a DNS lookup) is data.
             Sending::Request => i == 0 && value.text().is_some_and(|t| t.contains("://")),
             Sending::Data => false,
             Sending::Credentials => true,
         };
-        leaks(value, authenticates)
-    }) || args.keywords.iter().any(|(name, value)| {
+        check(value, authenticates, sending == Sending::Credentials);
+    }
+    for (name, value) in &args.keywords {
         let authenticates = sending == Sending::Credentials
             || (sending == Sending::Request
                 && name.is_some_and(|n| CREDENTIAL_KEYWORDS.contains(&n)));
-        leaks(value, authenticates)
-    });
-    if leaked {
+        let one_login = sending == Sending::Credentials || *name == Some("auth");
+        check(value, authenticates, one_login);
+    }
+    // One credential authenticates a request; several are being collected.
+    if leaked || credentials + login > 1 {
         hit(s, rules::EXFILTRATION, at, Confidence::High);
     }
+}
+
+/// How many separate credentials a value holds (the items of a list or dict each count).
+fn credential_count(value: &Value) -> usize {
+    match (&value.kind, value.items()) {
+        (Kind::Dict(pairs), _) => pairs.iter().map(|(_, v)| credential_count(v)).sum(),
+        (_, Some(items)) => items
+            .iter()
+            .map(|v| usize::from(v.deep_taint().has(Taint::CREDENTIAL)))
+            .sum(),
+        _ => usize::from(value.deep_taint().has(Taint::CREDENTIAL)),
+    }
+}
+
+/// Whether a URL's host is an IP address rather than a name (`http://203.0.113.7/c`).
+fn url_names_an_address(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    host.parse::<std::net::IpAddr>().is_ok()
 }
 
 /// Whether a value holds data that must not leave the machine: secrets, credentials, or
@@ -931,9 +993,9 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
             taint: Taint::NONE,
         };
     }
-    // `STRIPE_KEY`, `DB_PASS`, `SMTP_PWD`, `SENTRY_DSN`, `DATABASE_URL` (which holds the
-    // password): endings that name a credential.
-    const ENDINGS: &[&str] = &["_KEY", "_PASS", "_PWD", "_PIN", "_DSN", "DATABASE_URL"];
+    // `DB_PASS`, `SMTP_PWD`, `SENTRY_DSN`, `DATABASE_URL` (which holds the password):
+    // endings that name a credential. (`_KEY` alone does not: `SORT_KEY`, an S3 key.)
+    const ENDINGS: &[&str] = &["_PASS", "_PWD", "_PIN", "_DSN", "DATABASE_URL"];
     match name {
         Some(name)
             if MARKERS.iter().any(|m| name.contains(m))
@@ -1089,12 +1151,24 @@ pub(super) fn decode(
         (Some(_), Some("utf-8" | "utf8" | "ascii" | "latin-1")) => return input.clone(),
         (Some(text), Some("hex" | "hex_codec")) => fold::hex_decode(text),
         (Some(text), Some("base64" | "base_64" | "base64_codec")) => fold::base64_decode(text),
-        (Some(text), Some(codec)) => fold::Compression::from_codec(codec)
-            .and_then(|format| payload_bytes(text).find_map(|b| format.decompress(&b))),
+        (Some(text), Some(codec)) => {
+            fold::Compression::from_codec(codec).and_then(|format| decompress(s, format, text))
+        }
         (Some(text), None) => encoding.decode(text),
         _ => None,
     };
     decoded_value(s, decoded, taint)
+}
+
+/// A constant payload decompressed, while the program's decompression budget lasts.
+fn decompress(s: &mut Scanner<'_>, format: fold::Compression, data: &str) -> Option<Vec<u8>> {
+    if s.decompress_budget == 0 {
+        return None;
+    }
+    let bytes = payload_bytes(data).find_map(|b| format.decompress(&b));
+    let produced = bytes.as_ref().map_or(0, Vec::len);
+    s.decompress_budget = s.decompress_budget.saturating_sub(produced.max(1));
+    bytes
 }
 
 /// What a decoder or decompressor returns: the bytes it produced, as text, when known;

@@ -83,8 +83,11 @@ pub enum Api {
     },
     /// `os.open(path, flags)`: read or write depending on the flags.
     OsOpen,
-    /// Returns secrets kept by the desktop (`keyring.get_password`, the Secret Service).
-    SecretStore,
+    /// Returns secrets kept by the desktop: `one` credential (`keyring.get_password`), or
+    /// a store of them (the Secret Service's collections).
+    SecretStore {
+        one: bool,
+    },
     /// A server that calls the function in argument `handler` with each client's streams
     /// (`asyncio.start_server(handle, host, port)`).
     Serves {
@@ -304,12 +307,11 @@ pub fn api(name: &str) -> Option<Api> {
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
         "asyncio.start_server" | "asyncio.start_unix_server" => Serves { handler: 0 },
-        "keyring.get_password"
-        | "keyring.get_credential"
-        | "secretstorage.get_default_collection"
+        "keyring.get_password" | "keyring.get_credential" => SecretStore { one: true },
+        "secretstorage.get_default_collection"
         | "secretstorage.get_all_collections"
         | "secretstorage.get_any_collection"
-        | "secretstorage.search_items" => SecretStore,
+        | "secretstorage.search_items" => SecretStore { one: false },
         "tempfile.NamedTemporaryFile"
         | "tempfile.TemporaryFile"
         | "tempfile.SpooledTemporaryFile" => OpenUnnamed { mode: None },

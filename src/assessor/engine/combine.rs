@@ -56,6 +56,10 @@ impl Capabilities {
         }
     }
 
+    pub fn forget_pickled(&mut self, path: &str) {
+        self.pickled.retain(|p| &**p != path);
+    }
+
     /// Whether this program pickled its own objects into exactly `path` before.
     pub fn pickled_to(&self, path: &str) -> bool {
         self.pickled.iter().any(|w| &**w == path)

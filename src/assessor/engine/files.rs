@@ -56,6 +56,10 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
     let Some(text) = path.text().filter(|t| t.len() <= MAX_PATH_BYTES) else {
         return;
     };
+    if access != Access::Read {
+        // Whatever else is written there is no longer the program's own pickle.
+        s.caps.forget_pickled(text);
+    }
     let path = normalize(text);
     let checks: [(bool, &'static Rule); 6] = [
         (

@@ -131,6 +131,22 @@ impl<'a> Scanner<'a> {
             .any(|f| f.function == function && f.defining.is_some())
     }
 
+    /// A task given to a pool in the function being walked: the pool runs it on one of
+    /// its fixed workers, as a wait for a started thread would bound it.
+    pub(super) fn note_pool_task(&mut self) {
+        if let Some(frame) = self.forks.functions.last_mut() {
+            frame.waits = true;
+        }
+    }
+
+    /// An `if` in the function being walked: whether it starts itself can depend on its
+    /// arguments (a base case, as in a threaded merge sort).
+    pub(super) fn note_function_branches(&mut self) {
+        if let Some(frame) = self.forks.functions.last_mut() {
+            frame.base_case = true;
+        }
+    }
+
     /// `return` in the function being walked: before it starts itself, a base case.
     pub(super) fn note_function_returns(&mut self) {
         if let Some(frame) = self.forks.functions.last_mut() {

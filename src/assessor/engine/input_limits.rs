@@ -46,6 +46,10 @@ pub const FOLD_BUDGET_BYTES: usize = 1 << 20;
 /// would otherwise be re-read each time).
 pub const SHELL_BUDGET_BYTES: usize = 4 << 20;
 
+/// Bytes of output all of one program's constant decompressions may produce together;
+/// past it, further payloads stay unopened (decoded data, unknown).
+pub const DECOMPRESS_BUDGET_BYTES: usize = 8 << 20;
+
 /// Most elements a folded list or tuple keeps (long enough for `chr` code lists).
 pub const MAX_FOLDED_ITEMS: usize = 4096;
 
@@ -53,7 +57,7 @@ pub const MAX_FOLDED_ITEMS: usize = 4096;
 pub const MAX_UNROLLED_ITEMS: usize = 16;
 
 /// How many calls deep the bodies of the program's own functions are followed.
-pub const MAX_INLINE_DEPTH: u32 = 3;
+pub const MAX_INLINE_DEPTH: u32 = 5;
 
 /// Tree nodes visited in one assessment past which loops are no longer unrolled, calls no
 /// longer inlined and comprehensions no longer folded (the plain walk always finishes).

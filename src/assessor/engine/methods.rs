@@ -27,6 +27,10 @@ pub(super) fn method_call(
         return path_method(s, object, method, args, at);
     }
     if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
+        if let Some(path) = object.text() {
+            // What is written after a pickle is no longer only the program's pickle.
+            s.caps.forget_pickled(path);
+        }
         if args.data_taint().has(Taint::NETWORK) {
             // A file without a known path (a temporary file) is a download all the same.
             let path = object
@@ -202,6 +206,7 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
         },
     };
     if starts {
+        s.note_pool_task();
         s.start_target(&target, positional, at);
     } else {
         call_indirect(s, &target, positional, at);

@@ -242,6 +242,11 @@ impl<'a> Stmt<'a> {
         self.0.start().to_u32()
     }
 
+    /// An `if` statement (walked as `StmtKind::Other`, both branches).
+    pub fn is_if(self) -> bool {
+        matches!(self.0, ast::Stmt::If(_))
+    }
+
     pub fn kind(self) -> StmtKind<'a> {
         match self.0 {
             ast::Stmt::Import(s) => StmtKind::Import(s.names.iter().map(import_name).collect()),

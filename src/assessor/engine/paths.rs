@@ -22,6 +22,21 @@ pub struct NormalPath<'p> {
 /// system tree is aimed at that tree (path traversal), so it is read as absolute.
 pub fn normalize(path: &str) -> NormalPath<'_> {
     let path = path.strip_prefix("file://").unwrap_or(path).trim();
+    // A shell's `$HOME` is `~`.
+    let home = ["$HOME", "${HOME}"].iter().find_map(|h| {
+        path.strip_prefix(h)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    });
+    if let Some(rest) = home {
+        let mut normal = normalize_parts(rest);
+        normal.parts.insert(0, "~");
+        normal.absolute = false;
+        return normal;
+    }
+    normalize_parts(path)
+}
+
+fn normalize_parts(path: &str) -> NormalPath<'_> {
     let mut parts: Vec<&str> = Vec::new();
     let mut climbs = false;
     for part in path.split('/') {
@@ -153,17 +168,20 @@ impl NormalPath<'_> {
     }
 
     /// A file of the system itself rather than of the job: under `/proc`, `/sys`, `/etc`,
-    /// `/usr`, `/var` (its scratch area aside), `/boot`, `/root`, or the binary and library
-    /// trees. Everyday to read; its contents describe the host.
+    /// `/usr` (but `/usr/share` and `/usr/local`), `/var/log`, `/boot`, or the binary and
+    /// library trees. Everyday to read; its contents describe the host.
     pub fn is_host_file(&self) -> bool {
         const HOST_TREES: &[&str] = &[
-            "proc", "sys", "etc", "usr", "var", "boot", "root", "bin", "sbin", "lib", "lib32",
-            "lib64", "libx32",
+            "proc", "sys", "etc", "usr", "boot", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
         ];
+        // Shared data, local installs and the job's own home (`/root` when it runs as
+        // root) hold what a program works with, not what describes the host.
+        let data = self.starts(&["usr", "share"]) || self.starts(&["usr", "local"]);
         self.absolute
             && self.parts.len() >= 2
-            && !self.starts(&["var", "tmp"])
-            && self.first().is_some_and(|top| HOST_TREES.contains(&top))
+            && !data
+            && (self.first().is_some_and(|top| HOST_TREES.contains(&top))
+                || self.starts(&["var", "log"]))
     }
 
     /// A private key under the home directory, wherever it is kept there (`~/<?>/id_rsa`,
@@ -253,8 +271,6 @@ impl NormalPath<'_> {
             || self.starts(&["usr", "lib", "systemd"])
             || self.has_pair("systemd", |f| f == "user")
             || self.has_pair(".config", |f| f == "autostart")
-            // Git runs these on every commit, checkout or push.
-            || (self.has_pair(".git", |f| f == "hooks") && self.last() != Some("hooks"))
     }
 
     /// Files every Python start reads: a `.pth` file or `sitecustomize.py` in
@@ -310,8 +326,12 @@ fn may_name_one_of(part: &str, names: &[&str]) -> bool {
         return names.contains(&part);
     }
     let pieces: Vec<&str> = part.split(UNKNOWN_PART).collect();
+    // A glob's leading `*` never matches a dot-file.
+    let dot_files = !pieces[0].is_empty();
     pieces.iter().map(|p| p.len()).sum::<usize>() >= 2
-        && names.iter().any(|name| pieces_fit(&pieces, name))
+        && names
+            .iter()
+            .any(|name| (dot_files || !name.starts_with('.')) && pieces_fit(&pieces, name))
 }
 
 /// Whether the known pieces of a name (split at its unknown parts) fit `name`.
@@ -476,7 +496,8 @@ mod tests {
         let u = UNKNOWN_PART;
         assert!(normalize(&format!("~/.{u}_history")).is_secret());
         assert!(normalize(&format!("~/{u}/.{u}netrc")).is_secret());
-        assert!(normalize(&format!("{u}history{u}")).is_secret());
+        assert!(!normalize(&format!("outputs/{u}history{u}")).is_secret());
+        assert!(normalize(&format!("{u}netrc")).is_secret());
         assert!(!normalize(&format!("~/{u}")).is_secret());
         assert!(!normalize(&format!("~/.{u}")).is_secret());
         assert!(!normalize(&format!("data/{u}.csv")).is_secret());
@@ -484,14 +505,20 @@ mod tests {
     }
 
     #[test]
-    fn browser_stores_are_secrets_and_git_hooks_persistence() {
+    fn browser_stores_are_secrets() {
         let u = UNKNOWN_PART;
         assert!(normalize("~/.config/google-chrome/Default/Login Data").is_secret());
         assert!(normalize(&format!("~/.mozilla/firefox/{u}.default{u}/logins.json")).is_secret());
         assert!(!normalize("~/.mozilla/firefox/profiles.ini").is_secret());
         assert!(!normalize("data/Cookies").is_secret());
-        assert!(normalize("repo/.git/hooks/pre-commit").is_persistence());
-        assert!(!normalize("repo/.git/config").is_persistence());
+    }
+
+    #[test]
+    fn a_shells_home_variable_is_home() {
+        assert!(normalize("$HOME").is_destructive_target());
+        assert!(normalize("${HOME}/").is_destructive_target());
+        assert!(normalize("$HOME/.ssh/id_rsa").is_secret());
+        assert!(!normalize("$HOMEDIR/x").is_destructive_target());
     }
 
     #[test]

@@ -13,7 +13,9 @@ use super::catalog::{self, canonical_module, canonical_name};
 use super::combine::Capabilities;
 use super::findings::{Confidence, Hits};
 use super::flow::Function;
-use super::input_limits::{MAX_FOLDED_ITEMS, MAX_WALK_DEPTH, SHELL_BUDGET_BYTES};
+use super::input_limits::{
+    DECOMPRESS_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_WALK_DEPTH, SHELL_BUDGET_BYTES,
+};
 use super::parser::{BinOp, Block, Child, Expr, ExprKind, Exprs, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
@@ -38,6 +40,8 @@ pub struct Scanner<'a> {
     pub too_deep: Option<u32>,
     /// Bytes of command lines still to be read by `shell::analyse`.
     pub shell_budget: usize,
+    /// Decompressed bytes this program's payloads may still produce.
+    pub decompress_budget: usize,
     /// `name.attr = value` bindings by `(name, attr)`; instance attributes (`self.sock`)
     /// are shared by all methods, which is how a class uses them.
     attributes: HashMap<(&'a str, &'a str), Value>,
@@ -65,6 +69,7 @@ impl<'a> Scanner<'a> {
             signatures,
             scopes: vec![Scope::default()],
             shell_budget: SHELL_BUDGET_BYTES,
+            decompress_budget: DECOMPRESS_BUDGET_BYTES,
             ..Default::default()
         }
     }
@@ -207,13 +212,22 @@ impl<'a> Scanner<'a> {
                 self.leave_loop();
                 self.scan_block(orelse);
             }
-            StmtKind::Other => stmt.for_each_child(|child| match child {
-                Child::Expr(e) => {
-                    self.eval(e);
-                }
-                Child::Stmt(s) => self.scan_stmt(s),
-            }),
+            StmtKind::Other if stmt.is_if() => {
+                self.note_function_branches();
+                self.scan_children(stmt);
+            }
+            StmtKind::Other => self.scan_children(stmt),
         }
+    }
+
+    /// The expressions and blocks of a statement the scanner has no special case for.
+    fn scan_children(&mut self, stmt: Stmt<'a>) {
+        stmt.for_each_child(|child| match child {
+            Child::Expr(e) => {
+                self.eval(e);
+            }
+            Child::Stmt(s) => self.scan_stmt(s),
+        });
     }
 
     fn import_from(

@@ -523,7 +523,14 @@ impl<'t> Simple<'t> {
                 matches!(w[0], "-exec" | "-execdir" | "-ok")
                     && matches!(basename(w[1]), "rm" | "shred" | "unlink")
             });
-        if !deletes {
+        // Only files matching a name or path pattern (`-name '*.pyc'`) is a clean-up.
+        let filtered = self.args.windows(2).any(|w| {
+            matches!(
+                w[0],
+                "-name" | "-iname" | "-path" | "-ipath" | "-regex" | "-iregex"
+            ) && !matches!(w[1], "*" | "*.*")
+        });
+        if !deletes || filtered {
             return;
         }
         let starts = self
@@ -754,6 +761,8 @@ mod tests {
         assert!(analyse("find / -xdev -type f -delete").destructive);
         assert!(analyse("find ~ -name '*' -exec rm -f {} +").destructive);
         assert!(!analyse("find build -name '*.o' -delete").destructive);
+        assert!(!analyse("find ~ -name '*.pyc' -delete").destructive);
+        assert!(analyse("find ~ -name '*' -delete").destructive);
         assert!(!analyse("find / -name '*.conf'").destructive);
         assert!(analyse("python3 -").runs_stdin);
         assert!(analyse("/usr/bin/python3 -u").runs_stdin);

@@ -71,19 +71,22 @@ const READING: &str = "## How programs are read
   `NamedTemporaryFile`) and then run, or fed to an interpreter's stdin (`python3 -`).
 - Secrets also come from browsers' credential stores, the desktop keyring
   (`keyring`, `secretstorage`) and files packed into an archive (`ZipFile.write`,
-  `TarFile.add`). The contents of the host's own files (`/proc`, `/etc`, `/usr`, ...) are
-  harmless to read but exfiltration when sent out. One credential from the environment
-  where a request authenticates (its URL, headers, auth, query parameters, a `login`) is
-  the program using it.
+  `TarFile.add`). The contents of the host's own files (`/proc`, `/sys`, `/etc`, `/usr`
+  but `/usr/share` and `/usr/local`, `/var/log`, ...) are harmless to read but exfiltration
+  when sent out. One credential (from the environment, `netrc` or the keyring) where a
+  request authenticates (its URL, headers, auth, query parameters, a `login`) is the
+  program using it; several at once, or any sent to a bare IP address, are a leak.
 - `x or y`, `x and y`, a generator's yields and a function with several returns keep the
   values they can hold (`None` drops out); `*items` spreads known items into a call or a
   list; `shlex.split` of a constant is its words; a decorator that returns a wrapper
   binds the wrapper, so calls go through it; reading a `@property` runs its getter.
-  `find PATH -delete` deletes PATH. An `asyncio.start_server` handler is called with a
+  `find PATH -delete` deletes PATH (unless a `-name`/`-path` pattern picks the files). An `asyncio.start_server` handler is called with a
   client's streams (network data, a remote party).
-- A shell wired to an accepted connection is a (bind) shell for the remote party; scripts
-  written into `.git/hooks` are persistence; `syscall(n, ...)` through ctypes is read by
-  its x86-64 number; `iter(int, 1)` never ends.
+- A shell wired to an accepted connection is a (bind) shell for the remote party;
+  `syscall(n, ...)` through ctypes is read by its x86-64 number; `iter(int, 1)` never
+  ends; a shell's `$HOME` is home. A function that starts itself twice is not a fork bomb
+  when an `if` or an early `return` can end it and it waits for what it started (or gives
+  it to a pool).
 - Shell command lines (from `os.system`, `subprocess`, `os.exec*`, `pty.spawn`, `pexpect`)
   are split into pipelines and commands, looking through `sudo`, `env`, `nohup` and `sh -c`;
   argv lists are quoted as a shell would see them. Files a line downloads (`wget -O`,

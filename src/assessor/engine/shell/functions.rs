@@ -18,6 +18,9 @@ pub(super) fn defines_fork_bomb(line: &str) -> bool {
 fn functions(line: &str) -> Vec<(String, String)> {
     let chars: Vec<char> = line.chars().collect();
     let mut found = Vec::new();
+    // Each body is looked for to the end of the line at worst: a bounded number of
+    // looks keeps a line of unclosed `f(){` linear.
+    let mut looks_left = MAX_BODIES_LOOKED_FOR;
     let mut quote: Option<char> = None;
     let mut i = 0;
     while i < chars.len() {
@@ -28,7 +31,7 @@ fn functions(line: &str) -> Vec<(String, String)> {
             None if c == '\'' || c == '"' => quote = Some(c),
             None if c == '\\' => i += 1,
             None if starts_word(&chars, i) => {
-                if let Some((name, body, end)) = definition_at(&chars, i) {
+                if let Some((name, body, end)) = definition_at(&chars, i, &mut looks_left) {
                     found.push((name, body));
                     i = end;
                     continue;
@@ -41,6 +44,9 @@ fn functions(line: &str) -> Vec<(String, String)> {
     found
 }
 
+/// Most function bodies looked for in one line.
+const MAX_BODIES_LOOKED_FOR: usize = 64;
+
 /// Characters that end a shell word outside quotes.
 const WORD_ENDS: &[char] = &[
     ' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>', '{', '}', '\'', '"',
@@ -51,7 +57,11 @@ fn starts_word(chars: &[char], i: usize) -> bool {
 }
 
 /// A function definition starting at `chars[i]`: its name, its body, and where it ends.
-fn definition_at(chars: &[char], i: usize) -> Option<(String, String, usize)> {
+fn definition_at(
+    chars: &[char],
+    i: usize,
+    looks_left: &mut usize,
+) -> Option<(String, String, usize)> {
     let (mut word, mut next) = word_at(chars, i);
     let keyword = word == "function";
     if keyword {
@@ -66,9 +76,10 @@ fn definition_at(chars: &[char], i: usize) -> Option<(String, String, usize)> {
         }
         at = skip_blanks(chars, at + 1);
     }
-    if word.is_empty() || !(keyword || parens) {
+    if word.is_empty() || !(keyword || parens) || *looks_left == 0 {
         return None;
     }
+    *looks_left -= 1;
     let close = matching(chars, at)?;
     let body = chars[at + 1..close].iter().collect();
     Some((word, body, close + 1))

