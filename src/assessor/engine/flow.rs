@@ -289,11 +289,11 @@ impl<'a> Scanner<'a> {
             .scopes
             .split_off(function.scope_depth.min(self.scopes.len()));
         let base = self.scopes.len();
-        // A closure called where its defining scope is gone sees what it captured.
-        if base < function.scope_depth {
-            if let Some(captured) = &function.captured {
-                self.scopes.push((**captured).clone());
-            }
+        // A closure sees what it captured before the scopes of wherever it is called
+        // from (a decorator's wrapper called from another function still has its `f`);
+        // names it captured nothing for are still looked up in the live scopes.
+        if let Some(captured) = &function.captured {
+            self.scopes.push((**captured).clone());
         }
         self.scopes.push(scope);
         self.inline_depth += 1;

@@ -169,14 +169,22 @@ impl NormalPath<'_> {
 
     /// A file of the system itself rather than of the job: under `/proc`, `/sys`, `/etc`,
     /// `/usr` (but `/usr/share` and `/usr/local`), `/var/log`, `/boot`, or the binary and
-    /// library trees. Everyday to read; its contents describe the host.
+    /// library trees, the everyday files aside. Harmless to read; its contents describe
+    /// the host.
     pub fn is_host_file(&self) -> bool {
         const HOST_TREES: &[&str] = &[
             "proc", "sys", "etc", "usr", "boot", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
         ];
         // Shared data, local installs and the job's own home (`/root` when it runs as
-        // root) hold what a program works with, not what describes the host.
-        let data = self.starts(&["usr", "share"]) || self.starts(&["usr", "local"]);
+        // root) hold what a program works with, not what describes the host; the everyday
+        // files (`/proc/cpuinfo`, `/etc/hostname`, `/etc/os-release`) are what programs
+        // report about where they run, to experiment trackers and bug reports alike.
+        let everyday = match self.parts.as_slice() {
+            ["proc", file] => EVERYDAY_PROC.contains(file),
+            ["etc", rest @ ..] => everyday_etc(rest),
+            _ => false,
+        };
+        let data = everyday || self.starts(&["usr", "share"]) || self.starts(&["usr", "local"]);
         self.absolute
             && self.parts.len() >= 2
             && !data

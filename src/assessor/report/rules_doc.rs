@@ -72,8 +72,9 @@ const READING: &str = "## How programs are read
 - Secrets also come from browsers' credential stores, the desktop keyring
   (`keyring`, `secretstorage`) and files packed into an archive (`ZipFile.write`,
   `TarFile.add`). The contents of the host's own files (`/proc`, `/sys`, `/etc`, `/usr`
-  but `/usr/share` and `/usr/local`, `/var/log`, ...) are harmless to read but exfiltration
-  when sent out. One credential (from the environment, `netrc` or the keyring) where a
+  but `/usr/share` and `/usr/local`, `/var/log`, ...; not the everyday ones such as
+  `/proc/cpuinfo` or `/etc/hostname`) are harmless to read but exfiltration when sent out.
+  A closure sees what it captured wherever it is called from. One credential (from the environment, `netrc` or the keyring) where a
   request authenticates (its URL, headers, auth, query parameters, a `login`) is the
   program using it; several at once, or any sent to a bare IP address, are a leak.
 - `x or y`, `x and y`, a generator's yields and a function with several returns keep the

