@@ -510,9 +510,7 @@ impl<'t> Simple<'t> {
     fn check_delete(&self, facts: &mut CommandFacts) {
         facts.destructive |= self.has_flag("--no-preserve-root");
         for operand in self.operands() {
-            let path = normalize(operand);
-            facts.destructive |= path.is_destructive_target();
-            facts.system_write |= path.is_protected();
+            note_deleted(operand, facts);
         }
     }
 
@@ -538,9 +536,7 @@ impl<'t> Simple<'t> {
             .iter()
             .take_while(|a| !a.starts_with(['-', '(', '!']));
         for start in starts {
-            let path = normalize(start);
-            facts.destructive |= path.is_destructive_target();
-            facts.system_write |= path.is_protected();
+            note_deleted(start, facts);
         }
     }
 
@@ -576,6 +572,14 @@ fn foreign_code_is_reverse_shell(code: &str) -> bool {
         "system(",
     ];
     lower.contains("socket") && shell.iter().any(|s| lower.contains(s))
+}
+
+/// A path a command deletes: destruction when it is a system tree or home, a system write
+/// when it is under a protected directory.
+fn note_deleted(path: &str, facts: &mut CommandFacts) {
+    let path = normalize(path);
+    facts.destructive |= path.is_destructive_target();
+    facts.system_write |= path.is_protected();
 }
 
 fn basename(word: &str) -> &str {
