@@ -7,13 +7,14 @@
 use super::catalog::{self, canonical_module, canonical_name, Api};
 use super::files::{chmod, file_access, join_paths, open_file, path_new, Access};
 use super::findings::Confidence;
+use super::flow::collection_of;
 use super::fold;
 use super::input_limits::MAX_FOLDED_ITEMS;
 use super::methods::method_call;
 use super::parser::{Call, ExprKind};
 use super::process_calls::{exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
-use super::scan::Scanner;
+use super::scan::{either, Scanner};
 use super::value::{Kind, Piece, Taint, Value, ENDLESS, UNKNOWN_PART};
 
 /// Evaluated arguments of one call.
@@ -376,17 +377,27 @@ pub(super) fn plain_call<'a>(
             if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
         {
             let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
+            let filters = callee.qualified_name() == Some("builtins.filter");
+            // `map` gives what each call returns; `filter` the items it keeps.
             match items.items().filter(|list| list.len() <= MAX_MAPPED_ITEMS) {
                 Some(list) => {
-                    for item in list.iter().cloned() {
-                        call_indirect(s, function, vec![item], at);
+                    let results = list
+                        .iter()
+                        .map(|item| call_indirect(s, function, vec![item.clone()], at))
+                        .collect();
+                    match filters {
+                        true => items.clone(),
+                        false => s.folder.seq(results),
                     }
                 }
                 None => {
-                    call_indirect(s, function, vec![items.element()], at);
+                    let result = call_indirect(s, function, vec![items.element()], at);
+                    match filters {
+                        true => Value::unknown(items.deep_taint().data()),
+                        false => collection_of(result),
+                    }
                 }
             }
-            Value::UNKNOWN
         }
         (Some("builtins.map"), Some(function)) => map_call(s, function, args.positional.get(1)),
         (Some("builtins.ord"), Some(first)) => match first.exact_text().map(str::chars) {
@@ -523,12 +534,50 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Shell => {
             let command = args.get(0, "cmd").or(args.keyword("command")).cloned();
             run_command(s, command.as_ref(), true, at);
+            if let Some(command) = &command {
+                s.note_program_start(command, at);
+            }
             Value::unknown(Taint::CHILD)
         }
         Api::Process => process(s, args, at),
-        Api::ExecProgram => {
+        Api::ProcessArgs => {
+            let command = s.folder.seq(args.positional.clone());
+            run_command(s, Some(&command), false, at);
+            s.note_program_start(&command, at);
+            Value::unknown(Taint::CHILD)
+        }
+        Api::ImportPath => {
+            let downloaded = args
+                .positional
+                .last()
+                .and_then(Value::text)
+                .is_some_and(|path| s.caps.is_downloaded(path) || s.caps.is_download_dir(path));
+            if downloaded {
+                s.caps.downloaded_import_path.get_or_insert(at);
+            }
+            Value::UNKNOWN
+        }
+        Api::Unpack => {
+            let archive = args.get(0, "filename");
+            let fetched = archive.is_some_and(|a| {
+                a.deep_taint().has(Taint::NETWORK)
+                    || a.text().is_some_and(|t| s.caps.is_downloaded(t))
+            });
+            if fetched {
+                let dir = args
+                    .get(1, "extract_dir")
+                    .and_then(Value::text)
+                    .unwrap_or(".");
+                s.caps.note_unpacked(dir);
+            }
+            Value::UNKNOWN
+        }
+        Api::ExecProgram { replaces } => {
             let command = exec_program_argv(s, args);
             run_command(s, Some(&command), false, at);
+            if !replaces {
+                s.note_program_start(&command, at);
+            }
             Value::unknown(Taint::CHILD)
         }
         Api::PtySpawn => {
@@ -555,7 +604,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             network(s, at);
             send_out(s, args, at, Sending::Request);
             if let Some(path) = args.get(1, "filename").and_then(Value::text) {
-                s.caps.downloads.push(path.into());
+                s.caps.note_written(path, Taint::NETWORK);
             }
             Value::unknown(Taint::NETWORK)
         }
@@ -715,7 +764,18 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let code = args.get(0, "i").cloned().unwrap_or(Value::UNKNOWN);
             chr(s, &code)
         }
-        Api::Getenv => environment_value(args.get(0, "key")),
+        Api::Getenv => {
+            let value = environment_value(args.get(0, "key"));
+            match args.get(1, "default") {
+                // `os.environ.get("XDG_CACHE_HOME", "~/.cache")`: unset, it is the default,
+                // and that is the path a program meets wherever the variable is not set.
+                Some(default) if value.taint == Taint::EXTERNAL && default.text().is_some() => {
+                    let default = default.clone();
+                    either(Value::UNKNOWN, default, value)
+                }
+                _ => value,
+            }
+        }
         Api::LoadSource { arg } => {
             let path = args.get(arg, "path").cloned().unwrap_or(Value::UNKNOWN);
             run_file(s, &path, at);
@@ -752,6 +812,37 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             };
             let mode = mode.to_string();
             open_file(s, &Value::UNKNOWN, Some(&mode), at)
+        }
+        Api::TempFile => {
+            // `fd, path = mkstemp(suffix=".sh")`: a new file in the temporary directory,
+            // open for writing, and its path.
+            let part = |i, name, default| {
+                args.get(i, name)
+                    .and_then(Value::text)
+                    .unwrap_or(default)
+                    .to_string()
+            };
+            let (suffix, prefix, dir) = (
+                part(0, "suffix", ""),
+                part(1, "prefix", "tmp"),
+                part(2, "dir", "/tmp"),
+            );
+            let path = text_value(
+                s,
+                &format!("{dir}/{prefix}{UNKNOWN_PART}{suffix}"),
+                Taint::NONE,
+            );
+            let fd = path.clone().tainted(Taint::FILE_WRITE);
+            s.folder.seq(vec![fd, path])
+        }
+        Api::WriteFd => {
+            if let Some(fd) = args
+                .get(0, "fd")
+                .filter(|fd| fd.taint.has(Taint::FILE_WRITE))
+            {
+                super::files::written(s, fd, args.data_taint());
+            }
+            Value::UNKNOWN
         }
         Api::OsOpen => {
             let path = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
@@ -1019,7 +1110,7 @@ fn payload_runs_code(payload: &str) -> bool {
                 Some(
                     Api::Shell
                         | Api::Process
-                        | Api::ExecProgram
+                        | Api::ExecProgram { .. }
                         | Api::PtySpawn
                         | Api::CodeExec
                         | Api::RunPath
@@ -1193,6 +1284,13 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
                     .is_some_and(|t| t.contains("libc.") || t == "libc")
         }
     };
+    if name
+        .and_then(Value::text)
+        .is_some_and(|path| s.caps.is_downloaded(path))
+    {
+        // A native library fetched from the network, loaded: its code runs.
+        hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
+    }
     if libc {
         hit(s, rules::CTYPES_LIBC, at, Confidence::High);
         return Value::unknown(Taint::LIBC.with(Taint::NATIVE_LIB));

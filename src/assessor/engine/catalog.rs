@@ -22,8 +22,18 @@ pub enum Api {
     Shell,
     /// `subprocess.*`: an argv list, or a command line with `shell=True`.
     Process,
-    /// `os.exec*`, `os.spawn*`, `os.posix_spawn`: program path, then argv.
-    ExecProgram,
+    /// `asyncio.create_subprocess_exec(program, *args)`: the argv is the arguments.
+    ProcessArgs,
+    /// `sys.path.insert(i, path)`, `sys.path.append(path)`: later imports may load from
+    /// `path`.
+    ImportPath,
+    /// `shutil.unpack_archive(filename, extract_dir)`.
+    Unpack,
+    /// `os.exec*`, `os.spawn*`, `os.posix_spawn`: program path, then argv. `replaces`:
+    /// the program takes this process's place (`exec*`) instead of starting beside it.
+    ExecProgram {
+        replaces: bool,
+    },
     PtySpawn,
     Dup2,
     /// Returns its input decoded (in this encoding, or the codec named in its second
@@ -83,6 +93,10 @@ pub enum Api {
     },
     /// `os.open(path, flags)`: read or write depending on the flags.
     OsOpen,
+    /// `tempfile.mkstemp`: a descriptor open for writing and the new file's path.
+    TempFile,
+    /// `os.write(fd, data)`.
+    WriteFd,
     /// Returns secrets kept by the desktop: `one` credential (`keyring.get_password`), or
     /// a store of them (the Secret Service's collections).
     SecretStore {
@@ -178,12 +192,16 @@ pub fn api(name: &str) -> Option<Api> {
         | "subprocess.call"
         | "subprocess.check_call"
         | "subprocess.check_output"
-        | "subprocess.Popen"
-        | "asyncio.create_subprocess_exec" => Process,
+        | "subprocess.Popen" => Process,
+        "asyncio.create_subprocess_exec" => ProcessArgs,
+        "sys.path.insert" | "sys.path.append" => ImportPath,
+        "shutil.unpack_archive" => Unpack,
         "os.execv" | "os.execve" | "os.execvp" | "os.execvpe" | "os.execl" | "os.execle"
-        | "os.execlp" | "os.execlpe" | "os.spawnv" | "os.spawnve" | "os.spawnvp"
-        | "os.spawnvpe" | "os.spawnl" | "os.spawnle" | "os.spawnlp" | "os.spawnlpe"
-        | "os.posix_spawn" | "os.posix_spawnp" => ExecProgram,
+        | "os.execlp" | "os.execlpe" => ExecProgram { replaces: true },
+        "os.spawnv" | "os.spawnve" | "os.spawnvp" | "os.spawnvpe" | "os.spawnl" | "os.spawnle"
+        | "os.spawnlp" | "os.spawnlpe" | "os.posix_spawn" | "os.posix_spawnp" => {
+            ExecProgram { replaces: false }
+        }
         "pty.spawn" => PtySpawn,
         "os.dup2" | "os.dup" => Dup2,
         "base64.b64decode"
@@ -232,7 +250,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "urllib3.request" => Fetch,
         "urllib.request.urlretrieve" | "urllib.urlretrieve" | "wget.download" => Download,
         "socket.socket" | "socket.socketpair" | "socket.fromfd" => SocketNew,
-        "socket.create_connection" => SocketConnect,
+        "socket.create_connection" | "asyncio.open_connection" => SocketConnect,
         "socket.gethostbyname"
         | "socket.gethostbyname_ex"
         | "socket.getaddrinfo"
@@ -252,6 +270,8 @@ pub fn api(name: &str) -> Option<Api> {
         | "imp.load_source" => LoadSource { arg: 1 },
         "zipimport.zipimporter" => LoadSource { arg: 0 },
         "os.open" => OsOpen,
+        "tempfile.mkstemp" => TempFile,
+        "os.write" => WriteFd,
         "glob.glob" | "glob.iglob" => Listing { names_only: false },
         "os.listdir" | "os.scandir" => Listing { names_only: true },
         "os.walk" => Walk,
@@ -294,7 +314,6 @@ pub fn api(name: &str) -> Option<Api> {
         | "smtplib.SMTP_SSL"
         | "telnetlib.Telnet"
         | "paramiko.SSHClient"
-        | "asyncio.open_connection"
         | "xmlrpc.client.ServerProxy"
         | "boto3.client"
         | "boto3.resource"

@@ -10,6 +10,7 @@ use super::findings::{Confidence, Hits};
 use super::paths::is_partial;
 use super::rules;
 use super::shell;
+use super::value::{Taint, UNKNOWN_PART};
 
 /// What the program can do, with where it does it (byte offsets).
 #[derive(Debug, Default)]
@@ -21,6 +22,11 @@ pub struct Capabilities {
     pub secret_read: Option<u32>,
     /// Files written with network data, by (possibly partial) path.
     pub downloads: Vec<Rc<str>>,
+    /// Files written with decoded data (base64, zlib...), by (possibly partial) path.
+    pub decoded_files: Vec<Rc<str>>,
+    /// Where a downloaded archive or directory was put on `sys.path`: imports after it
+    /// may load the downloaded code.
+    pub downloaded_import_path: Option<u32>,
     /// Every program started: its command text, whether fully known, and where.
     pub program_runs: Vec<(Rc<str>, bool, u32)>,
     /// Paths given execute permission, and where.
@@ -38,6 +44,38 @@ const MAX_REMEMBERED: usize = 256;
 impl Capabilities {
     pub fn note_network(&mut self, at: u32) {
         self.network.get_or_insert(at);
+    }
+
+    /// `data` was written to `path`: fetched bytes make it a download, decoded bytes a
+    /// decoded payload, either of which running the file later executes.
+    pub fn note_written(&mut self, path: &str, data: Taint) {
+        for (taint, files) in [
+            (Taint::NETWORK, &mut self.downloads),
+            (Taint::DECODED, &mut self.decoded_files),
+        ] {
+            if data.has(taint) && files.len() < MAX_REMEMBERED {
+                files.push(path.into());
+            }
+        }
+    }
+
+    /// A fetched archive was unpacked into `dir`: every file below it is a download,
+    /// remembered as `dir/<?>`.
+    pub fn note_unpacked(&mut self, dir: &str) {
+        let dir = dir.trim_end_matches('/');
+        if !dir.is_empty() && dir != "." {
+            self.note_written(&format!("{dir}/{UNKNOWN_PART}"), Taint::NETWORK);
+        }
+    }
+
+    /// Whether `dir` is a directory a fetched archive was unpacked into.
+    pub fn is_download_dir(&self, dir: &str) -> bool {
+        let dir = dir.trim_end_matches('/');
+        self.downloads.iter().any(|d| {
+            d.strip_suffix(UNKNOWN_PART)
+                .and_then(|d| d.strip_suffix('/'))
+                == Some(dir)
+        })
     }
 
     pub fn note_secret(&mut self, at: u32) {
@@ -75,6 +113,7 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
     reverse_shell(caps, hits);
     exfiltration(caps, hits);
     download_then_run(caps, hits);
+    decoded_then_run(caps, hits);
 }
 
 fn reverse_shell(caps: &Capabilities, hits: &mut Hits) {
@@ -92,7 +131,7 @@ fn exfiltration(caps: &Capabilities, hits: &mut Hits) {
 }
 
 fn download_then_run(caps: &Capabilities, hits: &mut Hits) {
-    if caps.downloads.is_empty() {
+    if caps.downloads.is_empty() && caps.downloaded_import_path.is_none() {
         return;
     }
     let downloads: Vec<String> = caps.downloads.iter().map(|d| d.to_string()).collect();
@@ -111,8 +150,28 @@ fn download_then_run(caps: &Capabilities, hits: &mut Hits) {
         }
     }
     for (module, at) in &caps.imports {
-        if downloads.iter().any(|path| is_module_file(path, module)) {
+        let after_path = caps.downloaded_import_path.is_some_and(|path| *at > path);
+        if after_path || downloads.iter().any(|path| is_module_file(path, module)) {
             hits.add(rules::DOWNLOAD_EXECUTE, *at, Confidence::High);
+        }
+    }
+}
+
+/// A file written with decoded bytes that is then run, or made executable, is
+/// decode-then-execute (`os.write(fd, b32decode(S))`, then `bash path`).
+fn decoded_then_run(caps: &Capabilities, hits: &mut Hits) {
+    if caps.decoded_files.is_empty() {
+        return;
+    }
+    let decoded: Vec<String> = caps.decoded_files.iter().map(|d| d.to_string()).collect();
+    for (command, _, at) in &caps.program_runs {
+        if shell::runs_downloaded(command, &decoded).0 {
+            hits.add(rules::DECODE_EXECUTE, *at, Confidence::High);
+        }
+    }
+    for (path, at) in &caps.made_executable {
+        if decoded.iter().any(|d| same_file(d, path)) {
+            hits.add(rules::DECODE_EXECUTE, *at, Confidence::High);
         }
     }
 }

@@ -64,7 +64,13 @@ impl Scanner<'_> {
             }
             (Kind::Seq(items), "extend") => {
                 let mut items = items.to_vec();
-                items.extend(first?.items()?.iter().cloned().map(flat));
+                let first = first?;
+                match first.items() {
+                    Some(added) => items.extend(added.iter().cloned().map(flat)),
+                    // `found.extend(glob.glob(p))`: elements of that kind, too.
+                    None if first.taint.has(Taint::LISTING) => items.push(first.clone()),
+                    None => return None,
+                }
                 Some(list(items))
             }
             (Kind::Dict(_), "setdefault") => match container.get(first?) {

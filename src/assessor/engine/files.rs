@@ -8,7 +8,7 @@ use super::findings::Confidence;
 use super::paths::normalize;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
-use super::value::{piece, Piece, Taint, Value, UNKNOWN_PART};
+use super::value::{piece, Piece, Taint, Value, UNKNOWN_PART, UNKNOWN_PART_STR};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Access {
@@ -25,6 +25,10 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     let access = if writes { Access::Write } else { Access::Read };
     file_access(s, path, access, at);
     let text = path.text().unwrap_or("");
+    let overwrites = mode.is_some_and(|m| m.contains(['w', '+']) && !m.contains('a'));
+    if overwrites && text.len() <= MAX_PATH_BYTES && normalize(text).is_overwrite_target() {
+        hit(s, rules::DESTRUCTIVE, at, Confidence::High);
+    }
     let mut taint = Taint::NONE;
     if writes {
         taint = taint.with(Taint::FILE_WRITE);
@@ -94,6 +98,15 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
     }
 }
 
+/// `data` is written into `file` (an open file, or a path): what was pickled there is no
+/// longer only the program's pickle, and fetched or decoded bytes make it a payload file.
+/// A file without a known path (a temporary file) is one all the same.
+pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint) {
+    let path = file.text().unwrap_or(UNKNOWN_PART_STR);
+    s.caps.forget_pickled(path);
+    s.caps.note_written(path, data);
+}
+
 pub(super) fn chmod(s: &mut Scanner<'_>, path: &Value, mode: Option<i64>, at: u32) {
     let mode = mode.unwrap_or(0);
     if mode & 0o6000 != 0 {
@@ -145,11 +158,7 @@ pub(super) fn path_method(
     match method {
         "write_text" | "write_bytes" | "touch" | "mkdir" | "symlink_to" | "hardlink_to" => {
             file_access(s, object, Access::Write, at);
-            if args.data_taint().has(Taint::NETWORK) {
-                if let Some(path) = object.text() {
-                    s.caps.downloads.push(path.into());
-                }
-            }
+            written(s, object, args.data_taint());
             Value::UNKNOWN
         }
         "read_text" | "read_bytes" => {

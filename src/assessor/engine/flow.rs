@@ -374,7 +374,7 @@ const MAX_YIELDED: usize = 64;
 
 /// A comprehension whose items are not known one by one: a listing when the element is
 /// path-like text, otherwise an unknown collection carrying the element's taint.
-fn collection_of(element: Value) -> Value {
+pub(super) fn collection_of(element: Value) -> Value {
     let taint = element.deep_taint();
     match element.kind {
         Kind::Text { .. } => element.tainted(Taint::LISTING),

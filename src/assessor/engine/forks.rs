@@ -10,7 +10,7 @@ use super::calls::call_indirect;
 use super::findings::Confidence;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{Kind, Value, ENDLESS};
+use super::value::{Kind, Taint, Value, ENDLESS, OWN_SCRIPT_TEXT};
 
 /// The loops and function bodies being walked, and the starts being followed,
 /// innermost last.
@@ -19,6 +19,11 @@ pub(super) struct Forks<'a> {
     loops: Vec<LoopFrame>,
     functions: Vec<FunctionFrame<'a>>,
     starts: Vec<Start>,
+    /// `if` statements being walked (`if __name__ == "__main__"` aside).
+    branches: u32,
+    /// The program ended under an `if` earlier in its run (`if child: sys.exit()`): a
+    /// start of its own script after that may be the other side of that branch.
+    ended_in_branch: bool,
 }
 
 /// A new thread or process whose code is being followed.
@@ -139,18 +144,49 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// An `if` in the function being walked: whether it starts itself can depend on its
-    /// arguments (a base case, as in a threaded merge sort).
-    pub(super) fn note_function_branches(&mut self) {
+    /// An `if` is entered. In the function being walked, whether it starts itself can
+    /// depend on its arguments (a base case, as in a threaded merge sort).
+    pub(super) fn enter_branch(&mut self) {
+        self.forks.branches += 1;
         if let Some(frame) = self.forks.functions.last_mut() {
             frame.base_case = true;
         }
     }
 
+    pub(super) fn leave_branch(&mut self) {
+        self.forks.branches = self.forks.branches.saturating_sub(1);
+    }
+
     /// `return` in the function being walked: before it starts itself, a base case.
     pub(super) fn note_function_returns(&mut self) {
+        self.note_end_of_run();
         if let Some(frame) = self.forks.functions.last_mut() {
             frame.base_case |= frame.self_starts == 0;
+        }
+    }
+
+    /// The program's run may end here (`return`, `sys.exit`): under an `if`, that is a
+    /// condition on which the rest of it runs.
+    fn note_end_of_run(&mut self) {
+        if self.forks.branches > 0 && self.is_program_run() {
+            self.forks.ended_in_branch = true;
+        }
+    }
+
+    /// Whether the code being walked is the program running: not a definition's walk of a
+    /// function body (which runs only when called, and is followed there).
+    fn is_program_run(&self) -> bool {
+        self.forks.functions.iter().all(|f| f.defining.is_none())
+    }
+
+    /// A program is started beside this one. When it is this program's own script,
+    /// started on every run (under no `if` of its own, with no early exit before it),
+    /// each copy starts another: process creation without end, a fork bomb. A script
+    /// that starts itself as a worker behind a condition (`if role == "parent"`) is not.
+    pub(super) fn note_program_start(&mut self, command: &Value, at: u32) {
+        let unconditional = self.forks.branches == 0 && !self.forks.ended_in_branch;
+        if unconditional && self.is_program_run() && starts_own_script(command) {
+            self.hits.add(rules::FORK_BOMB, at, Confidence::High);
         }
     }
 
@@ -297,10 +333,26 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A process or thread is started at `at` and not waited for (`forks_itself`: it is a
+    /// copy of this one, loop and all): counted for the loop being walked.
+    pub(super) fn note_start(&mut self, at: u32, forks_itself: bool) {
+        let Some(frame) = self.forks.loops.last_mut() else {
+            return;
+        };
+        if frame.forks.len() < 4 {
+            frame.forks.push(at);
+        }
+        frame.starts = frame.starts.saturating_add(1);
+        frame.doubles |= forks_itself;
+    }
+
     /// Called for every call: starting a process or thread, or waiting, inside a loop;
     /// a function calling itself or forking, for the function being defined; a wait, for the
     /// function being walked.
     pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
+        if PROGRAM_ENDS.contains(&name) {
+            self.note_end_of_run();
+        }
         let mut defining = self.forks.functions.iter_mut().rev();
         if let Some(def) = defining.find(|f| f.defining.is_some()) {
             if def.defining == Some(name) {
@@ -312,6 +364,10 @@ impl<'a> Scanner<'a> {
         let last = name.rsplit('.').next().unwrap_or(name);
         if let Some(function) = self.forks.functions.last_mut() {
             function.waits |= CHILD_WAITS.contains(&last);
+        }
+        if FORK_STARTS.contains(&name) {
+            self.note_start(at, FORKS_ITSELF.contains(&name));
+            return;
         }
         let Some(frame) = self.forks.loops.last_mut() else {
             return;
@@ -344,13 +400,7 @@ impl<'a> Scanner<'a> {
             "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
             "execlp", "execlpe",
         ];
-        if FORK_STARTS.contains(&name) {
-            if frame.forks.len() < 4 {
-                frame.forks.push(at);
-            }
-            frame.starts = frame.starts.saturating_add(1);
-            frame.doubles |= FORKS_ITSELF.contains(&name);
-        } else if WAITS.contains(&last) {
+        if WAITS.contains(&last) {
             frame.bounded = true;
         } else if ENDS.contains(&last) {
             frame.child_ends = true;
@@ -372,6 +422,9 @@ const FORK_STARTS: &[&str] = &[
     "os.posix_spawnp",
 ];
 
+/// Calls that end the program.
+const PROGRAM_ENDS: &[&str] = &["sys.exit", "os._exit", "builtins.exit", "builtins.quit"];
+
 /// Starts that copy the running process, loop and all.
 const FORKS_ITSELF: &[&str] = &["os.fork", "os.forkpty", "pty.fork"];
 
@@ -387,6 +440,29 @@ const MIN_DOUBLINGS: i64 = 10;
 
 /// Processes or threads started by one loop, never waited for, that are a bomb in effect.
 const MIN_STARTS: i64 = 1000;
+
+/// Whether a command runs the program's own script: as the program itself, or as the
+/// script a Python interpreter is given (`[sys.executable, __file__]`,
+/// `f"python3 {sys.argv[0]} &"`). A script copied or read elsewhere is not run.
+fn starts_own_script(command: &Value) -> bool {
+    if !command.deep_taint().has(Taint::OWN_SCRIPT) {
+        return false;
+    }
+    let words: Vec<&str> = command
+        .items()
+        .unwrap_or(std::slice::from_ref(command))
+        .iter()
+        .flat_map(|v| v.text().unwrap_or("").split_whitespace())
+        .collect();
+    let is_script = |word: &str| word.trim_matches(['"', '\'']).ends_with(OWN_SCRIPT_TEXT);
+    let is_python = |word: &str| {
+        let program = word.rsplit('/').next().unwrap_or(word);
+        program.starts_with("python")
+    };
+    words.iter().enumerate().any(|(i, word)| {
+        is_script(word) && (i == 0 || words.get(i - 1).is_some_and(|w| is_python(w)))
+    })
+}
 
 /// The program's function a value calls: itself, or the one a bound method or partial
 /// wraps.

@@ -6,12 +6,12 @@
 use super::calls::{
     call_indirect, hit, is_callable, libc_call, send_out, text_value, Args, Sending,
 };
-use super::files::{file_access, open_file, path_method, Access};
+use super::files::{file_access, open_file, path_method, written, Access};
 use super::findings::Confidence;
 use super::fold;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value, UNKNOWN_PART};
+use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value};
 
 /// A method call on a value that is not a module: text methods fold, tracked objects
 /// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
@@ -27,17 +27,7 @@ pub(super) fn method_call(
         return path_method(s, object, method, args, at);
     }
     if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
-        if let Some(path) = object.text() {
-            // What is written after a pickle is no longer only the program's pickle.
-            s.caps.forget_pickled(path);
-        }
-        if args.data_taint().has(Taint::NETWORK) {
-            // A file without a known path (a temporary file) is a download all the same.
-            let path = object
-                .text()
-                .map_or(UNKNOWN_PART.to_string(), str::to_string);
-            s.caps.downloads.push(path.into());
-        }
+        written(s, object, args.data_taint());
         return Value::UNKNOWN;
     }
     if matches!(method, "write" | "add") && !taint.has(Taint::FILE_WRITE) {
@@ -45,6 +35,16 @@ pub(super) fn method_call(
         if let Some(path) = args.positional.first() {
             file_access(s, path, Access::Read, at);
         }
+    }
+    if matches!(method, "extractall" | "extract") && taint.has(Taint::NETWORK) {
+        // An archive fetched from the network, unpacked: every file below is a download.
+        let dir = match method {
+            "extractall" => args.get(0, "path"),
+            _ => args.get(1, "path"),
+        };
+        s.caps
+            .note_unpacked(dir.and_then(Value::text).unwrap_or("."));
+        return Value::UNKNOWN;
     }
     if taint.has(Taint::SOCKET) {
         send_out(s, args, at, Sending::Data);
@@ -98,6 +98,23 @@ pub(super) fn method_call(
                 return s.folder.seq(items);
             }
             _ => return Value::unknown(object.deep_taint().data().with(args.data_taint())),
+        }
+    }
+    if let (Kind::Seq(items), "pop") = (&object.kind, method) {
+        // `todo.pop()`: the last item (or the one at the index given); a work list popped
+        // in a loop is walked once, with the item it starts from.
+        let index = args
+            .positional
+            .first()
+            .and_then(Value::as_int)
+            .unwrap_or(-1);
+        let index = if index < 0 {
+            i64::try_from(items.len()).unwrap_or(0) + index
+        } else {
+            index
+        };
+        if let Some(item) = usize::try_from(index).ok().and_then(|i| items.get(i)) {
+            return item.clone();
         }
     }
     if let (Some(n), "to_bytes") = (object.as_int(), method) {

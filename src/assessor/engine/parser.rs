@@ -247,6 +247,25 @@ impl<'a> Stmt<'a> {
         matches!(self.0, ast::Stmt::If(_))
     }
 
+    /// `if __name__ == "__main__":` (either way round): true whenever the file is run
+    /// as a program, so no condition of the program's own.
+    pub fn is_main_guard(self) -> bool {
+        let ast::Stmt::If(stmt) = self.0 else {
+            return false;
+        };
+        let ast::Expr::Compare(test) = &*stmt.test else {
+            return false;
+        };
+        let [ast::CmpOp::Eq] = &*test.ops else {
+            return false;
+        };
+        let sides = [&*test.left, &test.comparators[0]];
+        let is_name =
+            |e: &ast::Expr| matches!(e, ast::Expr::Name(n) if n.id.as_str() == "__name__");
+        let is_main = |e: &ast::Expr| matches!(e, ast::Expr::StringLiteral(s) if s.value.to_str() == "__main__");
+        (is_name(sides[0]) && is_main(sides[1])) || (is_main(sides[0]) && is_name(sides[1]))
+    }
+
     pub fn kind(self) -> StmtKind<'a> {
         match self.0 {
             ast::Stmt::Import(s) => StmtKind::Import(s.names.iter().map(import_name).collect()),

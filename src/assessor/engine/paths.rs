@@ -7,10 +7,7 @@
 use std::sync::LazyLock;
 
 use super::indicators::{MarkerSet, Tag};
-use super::value::UNKNOWN_PART;
-
-/// A path component that is wholly unknown.
-const UNKNOWN_PART_STR: &str = "\u{FFFD}";
+use super::value::{UNKNOWN_PART, UNKNOWN_PART_STR};
 
 /// A path split into components, `.` and `..` resolved.
 pub struct NormalPath<'p> {
@@ -108,6 +105,26 @@ impl NormalPath<'_> {
             .is_none_or(|top| SYSTEM_TREES.contains(&top) || top == UNKNOWN_PART_STR)
     }
 
+    /// Files whose contents opening them for writing destroys (truncating, or overwriting
+    /// in place) as surely as deleting them: a disk (`/dev/sda`), files found in the
+    /// system's trees (`/etc/<?>.conf`, a walk of `/var/log`), or found at any depth below
+    /// home (`~/<?>/<?>.py`). A file of a known name in a known directory is not.
+    pub fn is_overwrite_target(&self) -> bool {
+        const DISKS: &[&str] = &["sd", "hd", "vd", "xvd", "nvme", "mmcblk", "dm-", "md"];
+        let disk = match self.parts.as_slice() {
+            ["dev", "mapper" | "disk", _, ..] => true,
+            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)),
+            _ => false,
+        };
+        let found = |parts: &[&str]| parts.last().is_some_and(|f| f.contains(UNKNOWN_PART));
+        let in_system = self.absolute && found(&self.parts) && self.is_destructive_target();
+        let in_home = match self.parts.as_slice() {
+            ["~", below @ ..] => below.len() >= 2 && below.iter().all(|p| p.contains(UNKNOWN_PART)),
+            _ => false,
+        };
+        (self.absolute && disk) || in_system || in_home
+    }
+
     pub fn is_protected(&self) -> bool {
         self.absolute
             && self
@@ -134,6 +151,14 @@ impl NormalPath<'_> {
             || self.has_pair(".aws", |f| f == "credentials" || f == "config")
             || self.has_pair(".docker", |f| f == "config.json")
             || self.has_pair(".kube", |f| f == "config")
+            || self.has_pair("gh", |f| f == "hosts.yml")
+            || self.has_pair(".terraform.d", |f| f == "credentials.tfrc.json")
+            || self.has_pair("rclone", |f| f == "rclone.conf")
+            || self.has_pair(".cargo", |f| f.starts_with("credentials"))
+            || self.has_pair(".azure", |f| {
+                f.ends_with("TokenCache.dat") || f.contains("token")
+            })
+            || self.home_env_file()
             || self.has_pair("gcloud", |f| {
                 f.starts_with("credentials") || f.starts_with("application_default")
             })
@@ -209,8 +234,6 @@ impl NormalPath<'_> {
         })
     }
 
-    /// `~/.ssh/<?>`, `~/.aws/<?>`: a file picked at run time from a directory that holds
-    /// little but credentials.
     /// A browser's saved passwords, cookies or the key that decrypts them.
     fn browser_credential_store(&self) -> bool {
         const BROWSER_DIRS: &[&str] = &[
@@ -237,12 +260,28 @@ impl NormalPath<'_> {
             && self.last().is_some_and(|f| may_name_one_of(f, STORES))
     }
 
+    /// `~/.ssh/<?>`, `~/.config/gcloud/<?>/<?>.json`: a file picked at run time (a glob, a
+    /// computed name) from below a directory that holds little but credentials. Public
+    /// keys and `known_hosts` are not credentials.
     fn unknown_file_in_credential_dir(&self) -> bool {
         const CREDENTIAL_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", "gcloud", ".kube"];
-        match self.parts.as_slice() {
-            [.., dir, file] => CREDENTIAL_DIRS.contains(dir) && *file == UNKNOWN_PART_STR,
-            _ => false,
-        }
+        let Some(dir) = self.parts.iter().position(|p| CREDENTIAL_DIRS.contains(p)) else {
+            return false;
+        };
+        let below = &self.parts[dir + 1..];
+        let file = below.last().copied().unwrap_or("");
+        below.iter().any(|p| p.contains(UNKNOWN_PART))
+            && !file.ends_with(".pub")
+            && !matches!(file, "known_hosts" | "config" | "authorized_keys")
+    }
+
+    /// `~/.env`, `~/<?>/.env.production`: environment files of the user's projects, found
+    /// from the home directory (a program's own `.env` in its work dir is its settings).
+    fn home_env_file(&self) -> bool {
+        self.parts.first() == Some(&"~")
+            && self
+                .last()
+                .is_some_and(|f| f == ".env" || f.starts_with(".env") && !f.ends_with(".example"))
     }
 
     pub fn is_persistence(&self) -> bool {
@@ -303,7 +342,15 @@ impl NormalPath<'_> {
             && self.parts.len() == 3
             && self.parts[0] == "proc"
             && self.parts[2] == "mem";
+        // `/proc/1/root/...`: another process's view of the file system, the host's when
+        // the container shares its pid namespace (the job's own is `/proc/self/root`).
+        let proc_root = self.absolute
+            && self.parts.len() >= 3
+            && self.parts[0] == "proc"
+            && !matches!(self.parts[1], "self" | "thread-self")
+            && self.parts[2] == "root";
         proc_mem
+            || proc_root
             || self.starts(&["dev", "mem"])
             || self.starts(&["dev", "kmem"])
             || self.starts(&["proc", "kcore"])
@@ -361,7 +408,19 @@ fn pieces_fit(pieces: &[&str], name: &str) -> bool {
 }
 
 /// Credential files known by their name alone, wherever they are.
-const SECRET_FILE_NAMES: &[&str] = &[".netrc", "_netrc", ".git-credentials", ".pgpass"];
+const SECRET_FILE_NAMES: &[&str] = &[
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".vault-token",
+    ".s3cfg",
+    ".boto",
+    ".my.cnf",
+    ".htpasswd",
+];
 
 /// Shell and REPL histories: commands typed with passwords and tokens in them.
 const SHELL_HISTORIES: &[&str] = &[

@@ -50,6 +50,9 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         command = Some(s.folder.seq(items));
     }
     run_command(s, command.as_ref(), shell, at);
+    if let Some(command) = &command {
+        s.note_program_start(command, at);
+    }
     if let (Some(command), Some(input)) = (&command, args.keyword("input")) {
         stdin_program(s, command, input, at);
     }
@@ -206,8 +209,11 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
     if facts.spawns_shell {
         s.caps.shell_wiring.push(at);
     }
+    if facts.starts_in_background {
+        s.note_start(at, false);
+    }
     for path in &facts.downloads {
-        s.caps.downloads.push(path.as_str().into());
+        s.caps.note_written(path, Taint::NETWORK);
     }
     for code in &facts.python_sources {
         s.nested_sources.push((code.as_str().into(), at));

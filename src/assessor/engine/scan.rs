@@ -212,9 +212,11 @@ impl<'a> Scanner<'a> {
                 self.leave_loop();
                 self.scan_block(orelse);
             }
+            StmtKind::Other if stmt.is_main_guard() => self.scan_children(stmt),
             StmtKind::Other if stmt.is_if() => {
-                self.note_function_branches();
+                self.enter_branch();
                 self.scan_children(stmt);
+                self.leave_branch();
             }
             StmtKind::Other => self.scan_children(stmt),
         }
@@ -426,7 +428,7 @@ impl<'a> Scanner<'a> {
                     use catalog::Api::*;
                     matches!(
                         api,
-                        Shell | Process | ExecProgram | PtySpawn | CodeExec | RunPath
+                        Shell | Process | ExecProgram { .. } | PtySpawn | CodeExec | RunPath
                     )
                 });
             if runs_code {
@@ -634,6 +636,14 @@ impl<'a> Scanner<'a> {
             {
                 self.folder.seq(vec![left.clone(), right.clone()])
             }
+            // `found += glob.glob(pattern)`: a list that now holds that kind of element too.
+            (BinOp::Add, Kind::Seq(items), Kind::Text { .. })
+                if right.taint.has(Taint::LISTING) =>
+            {
+                let mut items = items.to_vec();
+                items.push(right.clone());
+                self.folder.seq(items)
+            }
             (BinOp::Add, Kind::Text { .. }, _) | (BinOp::Add, _, Kind::Text { .. }) => {
                 let taint = taint.with(own_pid_parts([&left, &right]));
                 self.folder.join([piece(&left), piece(&right)], taint)
@@ -722,6 +732,7 @@ impl<'a> Scanner<'a> {
                 Value::name(&canonical_name(key))
             }
             (Kind::Name(_), Some("__builtins__"), _) => Value::name("builtins"),
+            (Kind::Name(name), _, Some(0)) if &**name == "sys.argv" => Value::own_script(),
             (Kind::Name(name), Some(key), _) if name.ends_with(".__dict__") => {
                 let owner = &name[..name.len() - ".__dict__".len()];
                 self.attribute_of_name(&format!("{owner}.{key}"))
@@ -841,8 +852,10 @@ fn is_property_decorator(decorator: Expr<'_>) -> bool {
 
 /// An unbound name: a builtin the rules know, or unknown.
 fn builtin(name: &str) -> Value {
-    if name == "__builtins__" {
-        return Value::name("builtins");
+    match name {
+        "__builtins__" => return Value::name("builtins"),
+        "__file__" => return Value::own_script(),
+        _ => {}
     }
     match KNOWN_BUILTINS.iter().find(|(short, _)| *short == name) {
         Some((_, qualified)) => named(qualified),

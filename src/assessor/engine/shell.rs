@@ -43,6 +43,9 @@ pub struct CommandFacts {
     /// Defines a shell function that runs itself twice, or in a pipe or the background
     /// (`:(){ :|:& };:`).
     pub fork_bomb: bool,
+    /// Leaves a command running in the background (`sleep 60 &`): the shell returns
+    /// before it ends.
+    pub starts_in_background: bool,
 }
 
 /// How deep `sh -c "sh -c ..."` is followed.
@@ -64,6 +67,8 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
     let pipelines = split_pipelines(line);
     let own_pids = kill::own_pid_variables(&pipelines);
     for pipeline in pipelines {
+        facts.starts_in_background |=
+            pipeline.background && pipeline.commands.iter().any(|c| !c.is_empty());
         let mut fetched = false;
         let mut decoded = false;
         let mut shell_in_pipe = false;
@@ -357,14 +362,27 @@ impl<'t> Simple<'t> {
         target.into_iter().filter(|t| t != "-").collect()
     }
 
-    /// Runs, or makes executable, a file fetched earlier in the line.
+    /// Runs, or makes executable, a file fetched earlier in the line: the program itself,
+    /// the script an interpreter is given (its first operand; later ones are that
+    /// script's arguments), or what `chmod` or `source` is given. A download `dir/<?>`
+    /// stands for every file unpacked below `dir`.
     fn runs_one_of(&self, downloads: &[String]) -> bool {
-        let named = |word: &str| downloads.iter().any(|d| basename(d) == basename(word));
+        let named = |word: &str| {
+            downloads.iter().any(|d| {
+                basename(d) == basename(word)
+                    || d.strip_suffix(UNKNOWN_PART)
+                        .is_some_and(|dir| dir.ends_with('/') && word.starts_with(dir))
+            })
+        };
         if downloads.is_empty() {
             return false;
         }
-        let loads = self.runs_code() || self.name == "chmod" || self.name == "source";
-        named(&self.name) || loads && self.operands().any(named)
+        let run = match self.name.as_str() {
+            "chmod" | "source" => self.operands().any(named),
+            _ if self.runs_code() => self.operands().next().is_some_and(named),
+            _ => false,
+        };
+        named(&self.name) || run
     }
 
     /// An interpreter given no program but its standard input (no script, or `-`).

