@@ -62,6 +62,8 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             } else if let Some(member) = s.member_of(&object, attr) {
                 // `Runner(cmd).run()`, `Cls.helper(x)`: the program's own method.
                 member
+            } else if let Some(member) = s.dynamic_attribute(&object, attr) {
+                member
             } else {
                 receiver = Some((object, attr, is_super_call(value)));
                 Value::UNKNOWN
@@ -312,6 +314,9 @@ pub(super) fn plain_call<'a>(
             positional.extend(args.positional.iter().cloned());
             s.call_function(init, &positional, &args.keywords);
         }
+        if let Some(api) = s.server_api_of(class) {
+            apply(s, api, args, at);
+        }
         return instance;
     }
     let first = args.positional.first();
@@ -328,7 +333,8 @@ pub(super) fn plain_call<'a>(
         ) => first.clone(),
         // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
         (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
-            if first.items().is_some() || first.taint.has(Taint::LISTING) =>
+            if first.items().is_some()
+                || first.taint.has(Taint::LISTING.with(Taint::FOREIGN_PROCESS)) =>
         {
             first.clone()
         }
@@ -357,6 +363,7 @@ pub(super) fn plain_call<'a>(
             None => Value::unknown(first.deep_taint().data()),
         },
         (Some("itertools.count" | "itertools.cycle"), _) => iterations(Some(ENDLESS)),
+        (Some("itertools.product"), _) if args.keywords.is_empty() => product(s, &args.positional),
         // `iter(int, 1)`: a callable that always returns its empty value never meets a
         // sentinel that differs from it.
         (Some("builtins.iter"), Some(callable))
@@ -393,7 +400,7 @@ pub(super) fn plain_call<'a>(
                 None => {
                     let result = call_indirect(s, function, vec![items.element()], at);
                     match filters {
-                        true => Value::unknown(items.deep_taint().data()),
+                        true => items,
                         false => collection_of(result),
                     }
                 }
@@ -493,6 +500,38 @@ fn bytes_of_ints(s: &mut Scanner<'_>, list: &Value) -> Value {
     }
 }
 
+/// `itertools.product(a, b, ...)` of known lists: every combination, as tuples, while
+/// there are at most `MAX_MAPPED_ITEMS` of them.
+fn product(s: &mut Scanner<'_>, lists: &[Value]) -> Value {
+    let mut combinations: Vec<Vec<Value>> = vec![Vec::new()];
+    for list in lists {
+        let Some(items) = list.items() else {
+            return Value::unknown(
+                lists
+                    .iter()
+                    .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data())),
+            );
+        };
+        if combinations.len().saturating_mul(items.len()) > MAX_MAPPED_ITEMS {
+            return Value::unknown(
+                lists
+                    .iter()
+                    .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data())),
+            );
+        }
+        combinations = combinations
+            .iter()
+            .flat_map(|c| {
+                items
+                    .iter()
+                    .map(move |i| [c.as_slice(), std::slice::from_ref(i)].concat())
+            })
+            .collect();
+    }
+    let tuples = combinations.into_iter().map(|c| s.folder.seq(c)).collect();
+    s.folder.seq(tuples)
+}
+
 /// `map(f, items)`: folds `map(chr, codes)`; other functions pass their inputs' taint on.
 fn map_call(s: &mut Scanner<'_>, function: &Value, items: Option<&Value>) -> Value {
     let items = items.cloned().unwrap_or(Value::UNKNOWN);
@@ -556,6 +595,17 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 s.caps.downloaded_import_path.get_or_insert(at);
             }
             Value::UNKNOWN
+        }
+        Api::OpenDatabase => {
+            let Some(path) = args.get(0, "database").and_then(Value::text) else {
+                return Value::UNKNOWN;
+            };
+            // `file:/path/db.sqlite?mode=ro`: the file is the URI's path.
+            let file = path.strip_prefix("file:").unwrap_or(path);
+            let file = file.split('?').next().unwrap_or(file).to_string();
+            let file = text_value(s, &file, Taint::NONE);
+            let read = open_file(s, &file, None, at);
+            Value::unknown(read.taint.data())
         }
         Api::Unpack => {
             let archive = args.get(0, "filename");
@@ -781,13 +831,20 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             run_file(s, &path, at);
             Value::UNKNOWN
         }
-        Api::Serves { handler } => {
+        Api::Serves { handler, keyword } => {
             network(s, at);
             // Each client is a remote party with a stream in and a stream out.
             s.caps.socket_connect.get_or_insert(at);
-            if let Some(handler) = args.get(handler, "client_connected_cb").cloned() {
-                let stream = Value::unknown(Taint::SOCKET.with(Taint::NETWORK));
-                call_indirect(s, &handler, vec![stream.clone(), stream], at);
+            let stream = Value::unknown(Taint::SOCKET.with(Taint::NETWORK));
+            match args.get(handler, keyword).cloned() {
+                Some(Value {
+                    kind: Kind::Class(class),
+                    ..
+                }) => s.serve_with_handler_class(class, &stream),
+                Some(handler) => {
+                    call_indirect(s, &handler, vec![stream.clone(), stream], at);
+                }
+                None => {}
             }
             Value::UNKNOWN
         }

@@ -29,6 +29,9 @@ pub enum Api {
     ImportPath,
     /// `shutil.unpack_archive(filename, extract_dir)`.
     Unpack,
+    /// `sqlite3.connect(path)`: a database file opened (a `file:` URI as well); what is
+    /// queried from it is its data.
+    OpenDatabase,
     /// `os.exec*`, `os.spawn*`, `os.posix_spawn`: program path, then argv. `replaces`:
     /// the program takes this process's place (`exec*`) instead of starting beside it.
     ExecProgram {
@@ -106,6 +109,7 @@ pub enum Api {
     /// (`asyncio.start_server(handle, host, port)`).
     Serves {
         handler: usize,
+        keyword: &'static str,
     },
     /// Opens a file whose path the program does not name: a temporary file, or a file
     /// descriptor (`os.fdopen(fd, mode)`); the mode is in argument `mode`, when any.
@@ -196,6 +200,7 @@ pub fn api(name: &str) -> Option<Api> {
         "asyncio.create_subprocess_exec" => ProcessArgs,
         "sys.path.insert" | "sys.path.append" => ImportPath,
         "shutil.unpack_archive" => Unpack,
+        "sqlite3.connect" => OpenDatabase,
         "os.execv" | "os.execve" | "os.execvp" | "os.execvpe" | "os.execl" | "os.execle"
         | "os.execlp" | "os.execlpe" => ExecProgram { replaces: true },
         "os.spawnv" | "os.spawnve" | "os.spawnvp" | "os.spawnvpe" | "os.spawnl" | "os.spawnle"
@@ -257,12 +262,6 @@ pub fn api(name: &str) -> Option<Api> {
         | "socket.gethostbyaddr"
         | "dns.resolver.resolve"
         | "dns.resolver.query"
-        | "socketserver.TCPServer"
-        | "socketserver.UDPServer"
-        | "socketserver.ThreadingTCPServer"
-        | "socketserver.ThreadingUDPServer"
-        | "http.server.HTTPServer"
-        | "http.server.ThreadingHTTPServer"
         | "websocket.create_connection"
         | "websockets.connect" => NetworkClient,
         "importlib.util.spec_from_file_location"
@@ -325,7 +324,23 @@ pub fn api(name: &str) -> Option<Api> {
         | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
-        "asyncio.start_server" | "asyncio.start_unix_server" => Serves { handler: 0 },
+        "asyncio.start_server" | "asyncio.start_unix_server" => Serves {
+            handler: 0,
+            keyword: "client_connected_cb",
+        },
+        "socketserver.TCPServer"
+        | "socketserver.UDPServer"
+        | "socketserver.ThreadingTCPServer"
+        | "socketserver.ThreadingUDPServer"
+        | "socketserver.ForkingTCPServer"
+        | "socketserver.ForkingUDPServer"
+        | "socketserver.UnixStreamServer"
+        | "socketserver.ThreadingUnixStreamServer"
+        | "http.server.HTTPServer"
+        | "http.server.ThreadingHTTPServer" => Serves {
+            handler: 1,
+            keyword: "RequestHandlerClass",
+        },
         "keyring.get_password" | "keyring.get_credential" => SecretStore { one: true },
         "secretstorage.get_default_collection"
         | "secretstorage.get_all_collections"

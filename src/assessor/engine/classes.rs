@@ -27,6 +27,9 @@ pub(super) struct Class<'a> {
     /// The library class it extends (or a base extends) whose `start()` runs `run` in a
     /// new thread or process (`threading.Thread`, `multiprocessing.Process`).
     starts_run: Option<Rc<str>>,
+    /// The library server class it extends (or a base extends), whose instances serve
+    /// clients with a handler (`socketserver.TCPServer`).
+    serves: Option<Api>,
 }
 
 /// Most base classes followed up one chain.
@@ -96,6 +99,13 @@ impl<'a> Scanner<'a> {
                     .iter()
                     .find_map(|b| self.class(*b)?.starts_run.clone())
             });
+        let serves = library_bases
+            .iter()
+            .find_map(|b| match b.qualified_name().and_then(catalog::api) {
+                Some(api @ Api::Serves { .. }) => Some(api),
+                _ => None,
+            })
+            .or_else(|| bases.iter().find_map(|b| self.class(*b)?.serves));
         let metaclass = explicit_metaclass
             .filter(is_callable)
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.metaclass.clone()));
@@ -108,6 +118,7 @@ impl<'a> Scanner<'a> {
             bases,
             metaclass,
             starts_run,
+            serves,
         });
         Value {
             kind: Kind::Class(index),
@@ -145,6 +156,12 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// For the program's subclass of a server class: what creating one does (serve
+    /// clients with the handler it is given).
+    pub(super) fn server_api_of(&self, class: u32) -> Option<Api> {
+        self.class(class)?.serves
+    }
+
     /// For an instance of a `Thread` or `Process` subclass: the library class, whose
     /// `start()` runs the instance's `run` in a new thread or process.
     pub(super) fn thread_class_of(&self, value: &Value) -> Option<Rc<str>> {
@@ -170,6 +187,66 @@ impl<'a> Scanner<'a> {
             });
         }
         Some(member)
+    }
+
+    /// `obj.name` where the class does not define `name` but defines `__getattr__`: what
+    /// that returns for the name (`ctl.stop` built by a `__getattr__` dispatcher).
+    pub(super) fn dynamic_attribute(&mut self, value: &Value, attr: &str) -> Option<Value> {
+        let Kind::Instance(class) = value.kind else {
+            return None;
+        };
+        if attr.starts_with("__") {
+            return None;
+        }
+        let hook = self.method_of(class, "__getattr__")?;
+        let name = self.folder.literal(attr);
+        Some(self.call_function(hook, &[value.clone(), name], &[]))
+    }
+
+    /// A server of `socketserver` or `http.server` answers each client with a new instance
+    /// of the program's handler class: its `setup`, `handle` and `do_*` methods run with
+    /// the connection (`self.request`, `self.rfile`, `self.wfile`) and what the client
+    /// sent (`self.path`, `self.headers`) as the remote party's.
+    pub(super) fn serve_with_handler_class(&mut self, class: u32, stream: &Value) {
+        const HANDLERS: &[&str] = &[
+            "setup",
+            "handle",
+            "do_GET",
+            "do_POST",
+            "do_PUT",
+            "do_DELETE",
+            "do_HEAD",
+            "do_PATCH",
+        ];
+        const FROM_CLIENT: &[&str] = &[
+            "request",
+            "rfile",
+            "wfile",
+            "connection",
+            "path",
+            "headers",
+            "requestline",
+        ];
+        let instance = Value {
+            kind: Kind::Instance(class),
+            taint: Taint::NONE,
+        };
+        for method in HANDLERS {
+            let Some(function) = self.method_of(class, method) else {
+                continue;
+            };
+            let Some(this) = self.first_parameter(function) else {
+                continue;
+            };
+            let bound: Vec<_> = FROM_CLIENT
+                .iter()
+                .map(|attr| (*attr, self.set_attribute(this, attr, stream.clone())))
+                .collect();
+            self.call_function(function, std::slice::from_ref(&instance), &[]);
+            for (attr, before) in bound {
+                self.restore_attribute(this, attr, before);
+            }
+        }
     }
 
     /// What Python runs as the class is created: the metaclass makes it from its name,

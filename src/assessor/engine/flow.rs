@@ -243,6 +243,13 @@ impl<'a> Scanner<'a> {
         (value, scope)
     }
 
+    /// The name of the first parameter of the program's function `index` (a method's
+    /// `self`).
+    pub(super) fn first_parameter(&self, index: u32) -> Option<&'a str> {
+        let function = self.functions.get(index as usize)?;
+        function.params.first().map(|(name, _)| *name)
+    }
+
     /// `return value` inside a function being followed.
     pub(super) fn note_return(&mut self, value: Value) {
         if let Some(frame) = self.returns.last_mut() {

@@ -515,6 +515,8 @@ const MINING_MARKERS: &[&str] = &[
     "moneroocean",
     "minexmr",
     "cryptonight",
+    "--donate-level",
+    "getblocktemplate",
 ];
 
 /// The mining and escape markers, matched together in one pass.
@@ -531,9 +533,16 @@ pub fn mining_and_escape(text: &str) -> (bool, bool) {
         _ => escape = true,
     });
     (
-        mining,
+        mining || has_monero_address(text) || text == "getwork",
         escape || looks_like_path(text) && normalize(text).is_escape(),
     )
+}
+
+/// A Monero wallet address: 95 (or, integrated, 106) letters and digits starting with
+/// `4` or `8`, what a miner is told to pay.
+fn has_monero_address(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| matches!(word.len(), 95 | 106) && word.starts_with(['4', '8']))
 }
 
 pub fn mentions_escape(text: &str) -> bool {

@@ -479,6 +479,30 @@ impl<'a> Scanner<'a> {
     }
 
     /// The value last assigned to `name.attr` (`self.sock = socket.socket()`), if any.
+    /// Binds `owner.attr` (an instance's attribute as its methods see it through their
+    /// first parameter) and returns what it was bound to before.
+    pub(super) fn set_attribute(
+        &mut self,
+        owner: &'a str,
+        attr: &'a str,
+        value: Value,
+    ) -> Option<Value> {
+        self.attributes.insert((owner, attr), value)
+    }
+
+    /// Puts back what `set_attribute` replaced.
+    pub(super) fn restore_attribute(
+        &mut self,
+        owner: &'a str,
+        attr: &'a str,
+        before: Option<Value>,
+    ) {
+        match before {
+            Some(value) => self.attributes.insert((owner, attr), value),
+            None => self.attributes.remove(&(owner, attr)),
+        };
+    }
+
     pub(super) fn bound_attribute(&self, owner: Expr<'a>, attr: &'a str) -> Option<Value> {
         if self.attributes.is_empty() {
             return None;
@@ -589,6 +613,9 @@ impl<'a> Scanner<'a> {
             return self.call_function(getter, std::slice::from_ref(value), &[]);
         }
         if let Some(member) = self.member_of(value, attr) {
+            return member;
+        }
+        if let Some(member) = self.dynamic_attribute(value, attr) {
             return member;
         }
         match &value.kind {
@@ -828,6 +855,9 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("str", "builtins.str"),
     ("reversed", "builtins.reversed"),
     ("map", "builtins.map"),
+    ("filter", "builtins.filter"),
+    ("exit", "builtins.exit"),
+    ("quit", "builtins.quit"),
     ("ord", "builtins.ord"),
     ("list", "builtins.list"),
     ("tuple", "builtins.tuple"),

@@ -479,7 +479,25 @@ impl<'t> Simple<'t> {
             }
             "crontab" => facts.persistence |= !self.has_flag("-l"),
             "systemctl" => {
-                facts.persistence |= self.operands().any(|a| a == "enable" || a == "link")
+                facts.persistence |= self.operands().any(|a| a == "enable" || a == "link");
+                // Stopping or killing a unit stops processes this line did not start.
+                facts.kills_others |= self.operands().any(|a| a == "kill" || a == "stop");
+            }
+            "service" => facts.kills_others |= self.operands().nth(1) == Some("stop"),
+            // `git config --global core.hooksPath DIR`: every repository of the user then
+            // runs the scripts there on each commit or checkout (so does a global
+            // `core.fsmonitor` or `core.sshCommand` command).
+            "git" => {
+                let global = self.has_flag("--global") || self.has_flag("--system");
+                let runs_command = self.operands().any(|a| {
+                    let key = a.to_ascii_lowercase();
+                    matches!(
+                        key.as_str(),
+                        "core.hookspath" | "core.fsmonitor" | "core.sshcommand"
+                    )
+                });
+                facts.persistence |=
+                    global && self.operands().next() == Some("config") && runs_command;
             }
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
             | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,

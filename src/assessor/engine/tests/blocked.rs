@@ -615,6 +615,72 @@ fn a_shell_on_an_asyncio_connection_is_a_reverse_shell() {
 }
 
 #[test]
+fn handlers_of_socketserver_and_http_servers_serve_a_remote_party() {
+    // A handler class that runs what each client sends, given to a server class or to
+    // the program's own subclass of one; a handler echoing lines is not a shell.
+    fires(
+        "CRD102",
+        "import socketserver, subprocess\nclass H(socketserver.StreamRequestHandler):\n    def handle(self):\n        for line in self.rfile:\n            self.wfile.write(subprocess.check_output(line.decode(), shell=True))\nclass S(socketserver.ThreadingMixIn, socketserver.TCPServer):\n    pass\nS(('0.0.0.0', 9000), H).serve_forever()\n",
+    );
+    fires(
+        "CRD102",
+        "import os\nfrom http.server import BaseHTTPRequestHandler, HTTPServer\nclass Web(BaseHTTPRequestHandler):\n    def do_GET(me):\n        os.system(me.path[1:])\nHTTPServer(('', 8080), Web).serve_forever()\n",
+    );
+    silent(
+        "CRD102",
+        "import socketserver\nclass Echo(socketserver.StreamRequestHandler):\n    def handle(self):\n        for line in self.rfile:\n            self.wfile.write(line)\nsocketserver.TCPServer(('127.0.0.1', 9000), Echo).serve_forever()\n",
+    );
+}
+
+#[test]
+fn processes_picked_by_filter_and_services_stopped_are_killed() {
+    // `filter` keeps the processes of another program; `systemctl stop`, a
+    // `__getattr__` dispatcher's verbs and `itertools.product` argvs are read too.
+    fires(
+        "CRD107",
+        "import psutil\nvictims = list(filter(lambda p: p.name() == 'sshd', psutil.process_iter()))\nfor p in victims:\n    p.terminate()\n",
+    );
+    fires(
+        "CRD107",
+        "import subprocess\nclass Ctl:\n    def __getattr__(self, verb):\n        def run(*units):\n            return subprocess.run(['systemctl', verb] + list(units))\n        return run\nCtl().stop('auditd')\n",
+    );
+    fires(
+        "CRD107",
+        "import itertools, subprocess\nfor tool, name in itertools.product(['pkill'], ['falco', 'sysdig']):\n    subprocess.call([tool, '-9', name])\n",
+    );
+    silent(
+        "CRD107",
+        "import subprocess\nsubprocess.run(['systemctl', 'status', 'nginx'])\nsubprocess.run(['service', 'nginx', 'status'])\n",
+    );
+}
+
+#[test]
+fn a_global_git_hook_directory_is_persistence() {
+    // Every repository then runs the scripts in it; a repository's own config is not.
+    fires(
+        "CRD105",
+        "import subprocess\nsubprocess.run(['git', 'config', '--global', 'core.hooksPath', '/tmp/.h'])\n",
+    );
+    silent(
+        "CRD105",
+        "import subprocess\nsubprocess.run(['git', 'config', 'core.hooksPath', '.githooks'])\nsubprocess.run(['git', 'config', '--global', 'user.name', 'bot'])\n",
+    );
+}
+
+#[test]
+fn mining_protocols_and_miner_flags_are_mining() {
+    fires(
+        "CRD108",
+        "import json, urllib.request\nurllib.request.urlopen('http://203.0.113.9:8332/', json.dumps({'method': 'getwork', 'params': []}).encode())\n",
+    );
+    fires(
+        "CRD108",
+        "import subprocess\nsubprocess.Popen(['/tmp/kworker', '--donate-level=0', '-o', 'pool.example:3333'])\n",
+    );
+    silent("CRD108", "workers = {'getworker': 1}\nprint(workers)\n");
+}
+
+#[test]
 fn decoded_code_is_analysed_as_code_too() {
     // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
     // here a reverse shell.

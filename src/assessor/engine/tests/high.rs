@@ -185,3 +185,15 @@ fn another_process_root_is_a_container_escape_probe() {
         "import os\nprint(os.listdir('/proc/self/root/tmp'))\n",
     );
 }
+
+#[test]
+fn browser_databases_opened_with_sqlite_are_read() {
+    fires(
+        "CRD205",
+        "import glob, os, sqlite3\nfor db in glob.glob(os.path.expanduser('~/.mozilla/firefox/*/cookies.sqlite')):\n    print(sqlite3.connect(f'file:{db}?mode=ro', uri=True).execute('SELECT * FROM moz_cookies').fetchall())\n",
+    );
+    silent(
+        "CRD205",
+        "import sqlite3\nsqlite3.connect('app.db').execute('SELECT 1')\n",
+    );
+}
