@@ -83,7 +83,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         } else {
             s.note_call_in_loop(attr, at);
         }
-        if let Kind::Instance(_) | Kind::Class(_) = object.kind {
+        if let Kind::Instance(..) | Kind::Class(_) = object.kind {
             // A method the class does not define (inherited from outside the program):
             // a thread's or process's `start()` runs its `run` in a new one.
             if let ("start", Some(library)) = (attr, s.thread_class_of(&object)) {
@@ -303,12 +303,16 @@ pub(super) fn plain_call<'a>(
     if let Kind::Function(index) = callee.kind {
         return s.call_function(index, &args.positional, &args.keywords);
     }
+    if callee.taint.has(Taint::LIBC) {
+        // `f = libc.unlink; f(path)`, `libc["fork"]()`: a libc function by its name (an
+        // unknown one when the name is not).
+        libc_call(s, callee.exact_text().unwrap_or(""), args, at);
+        return Value::UNKNOWN;
+    }
     if let Kind::Class(class) = callee.kind {
-        // Instantiating runs `__init__` with the new instance as `self`.
-        let instance = Value {
-            kind: Kind::Instance(class),
-            taint: Taint::NONE,
-        };
+        // Instantiating runs `__init__` with the new instance as `self`; a record class
+        // keeps the values its fields are given.
+        let instance = Value::instance(class, s.record_fields(class, args));
         if let Some(init) = s.method_of(class, "__init__") {
             let mut positional = vec![instance.clone()];
             positional.extend(args.positional.iter().cloned());
@@ -338,6 +342,13 @@ pub(super) fn plain_call<'a>(
         {
             first.clone()
         }
+        // `@dataclass(frozen=True)` is the decorator `@dataclass` with options.
+        (Some("dataclasses.dataclass"), None) => callee.clone(),
+        // `field(default_factory=list)`: the class's default is what the factory makes.
+        (Some("dataclasses.field"), _) => match args.keyword("default_factory").cloned() {
+            Some(factory) => call_indirect(s, &factory, Vec::new(), at),
+            None => args.keyword("default").cloned().unwrap_or(Value::UNKNOWN),
+        },
         (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
             first.clone()
         }
@@ -1261,18 +1272,8 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     let name = args.positional.get(1);
     match (name.and_then(Value::exact_text), object.qualified_name()) {
         (Some(attr), Some(_)) => s.attribute(&object, attr),
-        (Some(attr), None) if object.taint.has(Taint::LIBC) => {
-            libc_call(
-                s,
-                attr,
-                &Args {
-                    positional: Vec::new(),
-                    keywords: Vec::new(),
-                },
-                at,
-            );
-            Value::unknown(object.taint)
-        }
+        // `getattr(libc, "kill")`: the function, by name, for when it is called.
+        (Some(attr), None) if object.taint.has(Taint::LIBC) => text_value(s, attr, object.taint),
         (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
             hit(s, rules::DYNAMIC_IMPORT, at, Confidence::Medium);
             Value::UNKNOWN
@@ -1349,7 +1350,7 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
     if libc {
-        hit(s, rules::CTYPES_LIBC, at, Confidence::High);
+        // What matters is which of its functions are called (see `libc_call`).
         return Value::unknown(Taint::LIBC.with(Taint::NATIVE_LIB));
     }
     Value::unknown(Taint::NATIVE_LIB)
@@ -1378,6 +1379,67 @@ fn syscall_name(number: i64) -> Option<&'static str> {
     })
 }
 
+/// libc functions a program calls for ordinary reasons (clocks, ids, string and memory
+/// helpers): calling them through ctypes reaches nothing Python could not.
+const HARMLESS_LIBC: &[&str] = &[
+    "time",
+    "clock",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "nanosleep",
+    "usleep",
+    "sleep",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "strlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "memset",
+    "memcpy",
+    "memmove",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "printf",
+    "puts",
+    "sprintf",
+    "snprintf",
+    "abs",
+    "labs",
+    "rand",
+    "srand",
+    "atoi",
+    "atof",
+    "strtol",
+    "qsort",
+    "sysconf",
+    "get_nprocs",
+    "getpagesize",
+    "sched_getcpu",
+    "sched_yield",
+    "gethostname",
+    "getloadavg",
+    "malloc_trim",
+    "gnu_get_libc_version",
+    "strerror",
+    "__errno_location",
+    "toupper",
+    "tolower",
+    "localtime",
+    "strftime",
+    "mallopt",
+];
+
+/// A call of libc's `function` through ctypes: CRD206 unless it is one of the harmless
+/// ones, and the rules of what it does (`system`, `setuid`, `mount`, `kill`, `fork`...).
 pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
     if function == "syscall" {
         // `libc.syscall(313, ...)`: the call by its x86-64 number.
@@ -1391,7 +1453,20 @@ pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at
         }
         return;
     }
+    if !HARMLESS_LIBC.contains(&function) {
+        hit(s, rules::CTYPES_LIBC, at, Confidence::High);
+    }
     let rule = match function {
+        "fork" | "vfork" => {
+            s.note_call_in_loop("os.fork", at);
+            return;
+        }
+        "unlink" | "remove" | "rmdir" | "unlinkat" => {
+            if let Some(path) = args.positional.last() {
+                file_access(s, path, Access::Delete, at);
+            }
+            return;
+        }
         "system" | "popen" => {
             // `CDLL("libc.so.6").system(b"...")` is `os.system` by another door.
             run_command(s, args.positional.first(), true, at);

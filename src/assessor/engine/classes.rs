@@ -9,7 +9,7 @@
 
 use std::rc::Rc;
 
-use super::calls::{call_indirect, is_callable};
+use super::calls::{call_indirect, is_callable, Args};
 use super::catalog::{self, Api};
 use super::input_limits::MAX_FOLDED_ITEMS;
 use super::parser::{Block, Stmt};
@@ -30,7 +30,13 @@ pub(super) struct Class<'a> {
     /// The library server class it extends (or a base extends), whose instances serve
     /// clients with a handler (`socketserver.TCPServer`).
     serves: Option<Api>,
+    /// A record class (`@dataclass`, a `NamedTuple`): its fields in the order its
+    /// constructor takes them, its bases' first.
+    fields: Option<Vec<&'a str>>,
 }
+
+/// Most fields of a record class followed.
+const MAX_FIELDS: usize = 64;
 
 /// Most base classes followed up one chain.
 const MAX_BASE_DEPTH: usize = 16;
@@ -55,11 +61,18 @@ impl<'a> Scanner<'a> {
         self.scopes.push(Scope::default());
         self.scan_block(body);
         let scope = self.scopes.pop().unwrap_or_default();
+        let record = decorators
+            .iter()
+            .any(|d| d.qualified_name() == Some("dataclasses.dataclass"))
+            || bases
+                .iter()
+                .any(|b| b.qualified_name() == Some("typing.NamedTuple"));
+        let fields = record.then(|| self.record_field_names(&bases, body));
         let explicit = keywords
             .iter()
             .find(|(k, _)| *k == Some("metaclass"))
             .map(|(_, v)| v.clone());
-        let class = self.remember_class(scope, &bases, explicit);
+        let class = self.remember_class(scope, &bases, explicit, fields);
         self.bind(name, class.clone());
         if let Kind::Class(index) = class.kind {
             self.creation_hooks(index, name, &bases, &keywords, at);
@@ -75,6 +88,7 @@ impl<'a> Scanner<'a> {
         scope: Scope<'a>,
         bases: &[Value],
         explicit_metaclass: Option<Value>,
+        fields: Option<Vec<&'a str>>,
     ) -> Value {
         let library_bases = bases;
         let bases: Vec<u32> = bases
@@ -119,6 +133,7 @@ impl<'a> Scanner<'a> {
             metaclass,
             starts_run,
             serves,
+            fields,
         });
         Value {
             kind: Kind::Class(index),
@@ -128,6 +143,58 @@ impl<'a> Scanner<'a> {
 
     fn class(&self, index: u32) -> Option<&Class<'a>> {
         self.classes.get(index as usize)
+    }
+
+    /// A record class's fields: those of its record bases, then the names annotated in
+    /// its body.
+    fn record_field_names(&self, bases: &[Value], body: Block<'a>) -> Vec<&'a str> {
+        let mut names: Vec<&'a str> = bases
+            .iter()
+            .filter_map(|b| match b.kind {
+                Kind::Class(index) => self.class(index)?.fields.clone(),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        for name in body.annotated_names() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.truncate(MAX_FIELDS);
+        names
+    }
+
+    /// The fields a new instance of the record class `class` is given: arguments by
+    /// position in field order, then by keyword (the rest keep the class's defaults).
+    pub(super) fn record_fields(&self, class: u32, args: &Args<'_>) -> Vec<(Rc<str>, Value)> {
+        let Some(names) = self.class(class).and_then(|c| c.fields.as_ref()) else {
+            return Vec::new();
+        };
+        let by_position = names.iter().zip(&args.positional);
+        let by_keyword = args.keywords.iter().filter_map(|(name, value)| {
+            let name = names.iter().find(|n| Some(**n) == *name)?;
+            Some((name, value))
+        });
+        by_position
+            .chain(by_keyword)
+            .map(|(name, value)| (Rc::from(*name), value.clone()))
+            .collect()
+    }
+
+    /// The fields of a record instance, by the names its class's methods see them as
+    /// (`self.path`).
+    pub(super) fn fields_of(&self, value: &Value) -> Vec<(&'a str, Value)> {
+        let Kind::Instance(class, Some(_)) = value.kind else {
+            return Vec::new();
+        };
+        let Some(names) = self.class(class).and_then(|c| c.fields.as_ref()) else {
+            return Vec::new();
+        };
+        names
+            .iter()
+            .filter_map(|name| Some((*name, value.field(name)?.clone())))
+            .collect()
     }
 
     /// What `class.name` finds: the class's own binding, else its bases' (depth first).
@@ -166,7 +233,7 @@ impl<'a> Scanner<'a> {
     /// `start()` runs the instance's `run` in a new thread or process.
     pub(super) fn thread_class_of(&self, value: &Value) -> Option<Rc<str>> {
         match value.kind {
-            Kind::Instance(class) => self.class(class)?.starts_run.clone(),
+            Kind::Instance(class, _) => self.class(class)?.starts_run.clone(),
             _ => None,
         }
     }
@@ -176,7 +243,7 @@ impl<'a> Scanner<'a> {
     pub(super) fn member_of(&self, value: &Value, attr: &str) -> Option<Value> {
         let (class, instance) = match value.kind {
             Kind::Class(class) => (class, false),
-            Kind::Instance(class) => (class, true),
+            Kind::Instance(class, _) => (class, true),
             _ => return None,
         };
         let member = self.class_member(class, attr)?;
@@ -192,7 +259,7 @@ impl<'a> Scanner<'a> {
     /// `obj.name` where the class does not define `name` but defines `__getattr__`: what
     /// that returns for the name (`ctl.stop` built by a `__getattr__` dispatcher).
     pub(super) fn dynamic_attribute(&mut self, value: &Value, attr: &str) -> Option<Value> {
-        let Kind::Instance(class) = value.kind else {
+        let Kind::Instance(class, _) = value.kind else {
             return None;
         };
         if attr.starts_with("__") {
@@ -227,10 +294,7 @@ impl<'a> Scanner<'a> {
             "headers",
             "requestline",
         ];
-        let instance = Value {
-            kind: Kind::Instance(class),
-            taint: Taint::NONE,
-        };
+        let instance = Value::instance(class, Vec::new());
         for method in HANDLERS {
             let Some(function) = self.method_of(class, method) else {
                 continue;
@@ -287,7 +351,7 @@ impl<'a> Scanner<'a> {
             self.call_function(hook, std::slice::from_ref(&value), &passed);
         }
         for (attr, member) in members {
-            let Kind::Instance(owner) = member.kind else {
+            let Kind::Instance(owner, _) = member.kind else {
                 continue;
             };
             if let Some(hook) = self.method_of(owner, "__set_name__") {

@@ -303,6 +303,16 @@ impl<'a> Scanner<'a> {
             self.scopes.push((**captured).clone());
         }
         self.scopes.push(scope);
+        // A method of a record instance sees its fields as attributes of `self`.
+        let this = function.params.first().map(|(name, _)| *name);
+        let fields = match (this, positional.first()) {
+            (Some(this), Some(first)) => self
+                .fields_of(first)
+                .into_iter()
+                .map(|(field, value)| (this, field, self.set_attribute(this, field, value)))
+                .collect(),
+            _ => Vec::new(),
+        };
         self.inline_depth += 1;
         self.enter_function(index, None);
         let result = match function.body {
@@ -322,6 +332,9 @@ impl<'a> Scanner<'a> {
         };
         self.leave_function();
         self.inline_depth -= 1;
+        for (this, field, before) in fields {
+            self.restore_attribute(this, field, before);
+        }
         self.scopes.truncate(base);
         self.scopes.extend(outer);
         result

@@ -175,6 +175,18 @@ impl<'a> Block<'a> {
     pub fn iter(self) -> impl Iterator<Item = Stmt<'a>> {
         self.0.iter().map(Stmt)
     }
+
+    /// The names annotated in this block (`name: str`, `name: int = 0`), in order: a
+    /// dataclass's fields.
+    pub fn annotated_names(self) -> impl Iterator<Item = &'a str> {
+        self.0.iter().filter_map(|stmt| match stmt {
+            ast::Stmt::AnnAssign(s) => match &*s.target {
+                ast::Expr::Name(name) => Some(name.id.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
 }
 
 /// Anything below a node, handed out by `for_each_child`.

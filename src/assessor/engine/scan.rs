@@ -580,7 +580,7 @@ impl<'a> Scanner<'a> {
 
     /// The `@property` function an instance's attribute reads run, if it is one.
     fn property_getter(&self, value: &Value, attr: &str) -> Option<u32> {
-        let Kind::Instance(class) = value.kind else {
+        let Kind::Instance(class, _) = value.kind else {
             return None;
         };
         match self.class_member(class, attr)?.kind {
@@ -609,6 +609,9 @@ impl<'a> Scanner<'a> {
 
     /// `value.attr` where `value` is not being called.
     pub fn attribute(&mut self, value: &Value, attr: &str) -> Value {
+        if let Some(field) = value.field(attr) {
+            return field.clone();
+        }
         if let Some(getter) = self.property_getter(value, attr) {
             return self.call_function(getter, std::slice::from_ref(value), &[]);
         }
@@ -624,6 +627,8 @@ impl<'a> Scanner<'a> {
                 .attribute_of_name(&format!("{name}.{attr}"))
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
+            // `libc.unlink`: the function, by name, for when it is called.
+            _ if value.taint.has(Taint::LIBC) => super::calls::text_value(self, attr, value.taint),
             _ if value.taint.has(Taint::PATH) && attr == "parent" => {
                 super::calls::parent_path(self, value)
             }
@@ -759,6 +764,9 @@ impl<'a> Scanner<'a> {
                 Value::name(&canonical_name(key))
             }
             (Kind::Name(_), Some("__builtins__"), _) => Value::name("builtins"),
+            (_, Some(function), _) if container.taint.has(Taint::LIBC) => {
+                super::calls::text_value(self, function, container.taint)
+            }
             (Kind::Name(name), _, Some(0)) if &**name == "sys.argv" => Value::own_script(),
             (Kind::Name(name), Some(key), _) if name.ends_with(".__dict__") => {
                 let owner = &name[..name.len() - ".__dict__".len()];

@@ -120,8 +120,12 @@ pub enum Kind {
     Range(i64),
     /// A class defined in the program, and an instance of one, by the scanner's index.
     Class(u32),
-    Instance(u32),
+    Instance(u32, Fields),
 }
+
+/// The fields of one instance of a record class (a dataclass, a `NamedTuple`), by name,
+/// as it was created; `None` for instances whose attributes are the class's.
+pub type Fields = Option<Rc<[(Rc<str>, Value)]>>;
 
 /// Most nodes a list or dict may hold with everything in it expanded. Values share what
 /// they hold, so `a = [a, a]` forty times over is 2^40 nodes for every walk over it (taint,
@@ -229,7 +233,7 @@ impl Value {
             | Kind::Function(_)
             | Kind::Partial(_)
             | Kind::Class(_)
-            | Kind::Instance(_) => false,
+            | Kind::Instance(..) => false,
         }
     }
 
@@ -265,6 +269,11 @@ impl Value {
 
     /// All taint in this value and, for lists and dicts, in its items.
     pub fn deep_taint(&self) -> Taint {
+        if let Kind::Instance(_, Some(fields)) = &self.kind {
+            return fields
+                .iter()
+                .fold(self.taint, |t, (_, v)| t.with(v.deep_taint()));
+        }
         if let Kind::Dict(pairs) = &self.kind {
             return pairs
                 .iter()
@@ -318,7 +327,29 @@ impl Value {
             Kind::Dict(pairs) => pairs
                 .iter()
                 .all(|(k, v)| k.spend_nodes(budget) && v.spend_nodes(budget)),
+            Kind::Instance(_, Some(fields)) => fields.iter().all(|(_, v)| v.spend_nodes(budget)),
             _ => true,
+        }
+    }
+
+    /// An instance of the program's class `class`, with the fields it was created with.
+    /// Fields that would hold more than `MAX_VALUE_NODES` nodes are not kept.
+    pub fn instance(class: u32, fields: Vec<(Rc<str>, Value)>) -> Value {
+        let fields = (!fields.is_empty() && fits_in_nodes(fields.iter().map(|(_, v)| v)))
+            .then(|| fields.into());
+        Value {
+            kind: Kind::Instance(class, fields),
+            taint: Taint::NONE,
+        }
+    }
+
+    /// The field `name` of a record instance.
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        match &self.kind {
+            Kind::Instance(_, Some(fields)) => {
+                fields.iter().find(|(n, _)| &**n == name).map(|(_, v)| v)
+            }
+            _ => None,
         }
     }
 

