@@ -574,6 +574,26 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
     let taint = args.data_taint();
     match api {
         Api::CodeExec => code_exec(s, args, at),
+        Api::Compile => {
+            // Compiling run-time source runs nothing (a syntax check); running the code
+            // object is what `exec` and `eval` are checked for.
+            let source = args.get(0, "source");
+            let hidden = taint.has(Taint::DECODED.with(Taint::NETWORK));
+            match source.filter(|v| v.exact_text().is_none() && !hidden) {
+                Some(source) => Value::unknown(source.deep_taint().data()),
+                None => code_exec(s, args, at),
+            }
+        }
+        Api::Shelf => {
+            // A shelf opened for writing is the program's own store of pickles; one only
+            // read (`flag="r"`) is loaded like any pickle file.
+            let read_only = args.get(1, "flag").and_then(Value::exact_text) == Some("r");
+            match args.get(0, "filename").and_then(Value::text) {
+                Some(path) if !read_only => s.caps.note_pickled(path),
+                _ => hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High),
+            }
+            Value::UNKNOWN
+        }
         Api::RunPath => {
             let path = args.get(0, "path_name").cloned().unwrap_or(Value::UNKNOWN);
             run_file(s, &path, at);
@@ -767,12 +787,23 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Deserialize => {
             // Loading back a file this program itself wrote (its cache) is not foreign data.
             // (`joblib.load(path)` takes the path itself.)
-            let own_file = args.positional.first().is_some_and(|v| {
-                let own = v.taint.has(Taint::OWN_FILE)
-                    || v.exact_text().is_some_and(|p| s.caps.pickled_to(p));
+            let first = args.positional.first();
+            let own_file = first.is_some_and(|v| {
+                let own =
+                    v.taint.has(Taint::OWN_FILE) || v.text().is_some_and(|p| s.caps.pickled_to(p));
                 own && !v.taint.with(taint).has(Taint::NETWORK)
             });
-            if !own_file {
+            // A local file: the program's own when it pickles objects to that path, which
+            // may come later in the source than the load (`if cache.exists(): return
+            // load(...)`). A handle is taken to be of the file last opened for reading.
+            let local_file = !taint.has(Taint::NETWORK.with(Taint::DECODED).with(Taint::EXTERNAL));
+            if local_file && !own_file {
+                let path = match first.and_then(Value::text) {
+                    Some(path) => Some(std::rc::Rc::from(path)),
+                    None => s.caps.last_read.clone(),
+                };
+                s.caps.note_local_load(at, path);
+            } else if !own_file {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
             }
             if let Some(payload) = args.positional.first().and_then(Value::exact_text) {
@@ -788,8 +819,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::unknown(taint.with(Taint::DECODED))
         }
         Api::Serialize => {
-            // `pickle.dump(obj, open(path, "wb"))`: the handle still names its path.
-            if let Some(path) = args.get(1, "file").and_then(Value::exact_text) {
+            // `pickle.dump(obj, open(path, "wb"))`: the handle still names its path (a
+            // cache's, with its key unknown).
+            if let Some(path) = args.get(1, "file").and_then(Value::text) {
                 s.caps.note_pickled(path);
             }
             Value::UNKNOWN

@@ -96,6 +96,10 @@ pub enum Api {
     },
     /// `os.open(path, flags)`: read or write depending on the flags.
     OsOpen,
+    /// `compile(source, ...)`: code that runs only if the code object is run.
+    Compile,
+    /// `shelve.open(path, flag)`: a store of pickles the program writes and reads.
+    Shelf,
     /// `tempfile.mkstemp`: a descriptor open for writing and the new file's path.
     TempFile,
     /// `os.write(fd, data)`.
@@ -177,7 +181,8 @@ pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
 pub fn api(name: &str) -> Option<Api> {
     use Api::*;
     Some(match name {
-        "builtins.exec" | "builtins.eval" | "builtins.compile" => CodeExec,
+        "builtins.exec" | "builtins.eval" => CodeExec,
+        "builtins.compile" => Compile,
         // A function made from a code object runs that code when called.
         "types.FunctionType" | "types.LambdaType" => CodeExec,
         "runpy.run_path" | "runpy.run_module" => RunPath,
@@ -393,12 +398,12 @@ pub fn api(name: &str) -> Option<Api> {
         | "pyprctl.cap_set_proc"
         | "capng.capng_apply" => Prctl,
         "pickle.dump" | "joblib.dump" => Serialize,
+        "shelve.open" => Shelf,
         "pickle.loads"
         | "pickle.load"
         | "pickle.Unpickler"
         | "marshal.loads"
         | "marshal.load"
-        | "shelve.open"
         | "jsonpickle.decode"
         | "pandas.read_pickle"
         | "yaml.unsafe_load"

@@ -33,9 +33,15 @@ pub struct Capabilities {
     pub made_executable: Vec<(Rc<str>, u32)>,
     /// Modules imported by name, and where: importing a downloaded `<name>.py` runs it.
     pub imports: Vec<(Rc<str>, u32)>,
-    /// Files this program wrote with `pickle.dump`, by exact path: loading one back loads
-    /// the program's own objects.
+    /// Files this program wrote with `pickle.dump`, by path (unknown parts marked):
+    /// loading one back loads the program's own objects.
     pub pickled: Vec<Rc<str>>,
+    /// Pickles loaded from local files, where, and from which path when known: the
+    /// program's own cache if it pickles objects there anywhere in the program, else
+    /// untrusted data.
+    pub local_loads: Vec<(u32, Option<Rc<str>>)>,
+    /// The path of the file last opened for reading (what a handle passed on names).
+    pub last_read: Option<Rc<str>>,
 }
 
 /// Most imports and written files remembered: enough for any real program's own.
@@ -94,6 +100,12 @@ impl Capabilities {
         }
     }
 
+    pub fn note_local_load(&mut self, at: u32, path: Option<Rc<str>>) {
+        if self.local_loads.len() < MAX_REMEMBERED {
+            self.local_loads.push((at, path));
+        }
+    }
+
     pub fn forget_pickled(&mut self, path: &str) {
         self.pickled.retain(|p| &**p != path);
     }
@@ -114,6 +126,17 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
     exfiltration(caps, hits);
     download_then_run(caps, hits);
     decoded_then_run(caps, hits);
+    foreign_pickles(caps, hits);
+}
+
+/// Pickles loaded from local files: untrusted data unless the program pickles its own
+/// objects to that file (then it is its cache).
+fn foreign_pickles(caps: &Capabilities, hits: &mut Hits) {
+    for (at, path) in &caps.local_loads {
+        if !path.as_deref().is_some_and(|p| caps.pickled_to(p)) {
+            hits.add(rules::UNSAFE_DESERIALIZATION, *at, Confidence::High);
+        }
+    }
 }
 
 fn reverse_shell(caps: &Capabilities, hits: &mut Hits) {

@@ -33,6 +33,9 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     if writes {
         taint = taint.with(Taint::FILE_WRITE);
     }
+    if !writes && !text.is_empty() {
+        s.caps.last_read = Some(text.into());
+    }
     if !text.is_empty() && text.len() <= MAX_PATH_BYTES {
         let normal = normalize(text);
         if normal.is_secret() || normal.is_system_recon() {

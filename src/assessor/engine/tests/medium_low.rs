@@ -93,6 +93,36 @@ fn loading_back_the_programs_own_pickle_is_not_unsafe_deserialization() {
         "CRD302",
         "import pickle\nopen('p.pkl', 'wb').write(blob)\nwith open('p.pkl', 'rb') as f:\n    data = pickle.load(f)\n",
     );
+    // A cache loaded before the line that writes it, keyed at run time, or a shelf the
+    // program writes; another file loaded while the program pickles elsewhere is not.
+    silent(
+        "CRD302",
+        "import joblib, os\nP = 'artifacts/m.joblib'\ndef get():\n    if os.path.exists(P):\n        return joblib.load(P)\n    joblib.dump({'w': 1}, P)\nget()\n",
+    );
+    silent(
+        "CRD302",
+        "import pickle\nfrom pathlib import Path\ndef cached(key):\n    p = Path('.cache') / f'{key}.pkl'\n    if p.exists():\n        with p.open('rb') as fh:\n            return pickle.load(fh)\n    with p.open('wb') as fh:\n        pickle.dump(key * 2, fh)\ncached(3)\n",
+    );
+    silent(
+        "CRD302",
+        "import shelve\nwith shelve.open('todo.db') as db:\n    db['1'] = 'write'\n",
+    );
+    fires(
+        "CRD302",
+        "import pickle\npickle.dump({}, open('mine.pkl', 'wb'))\nwith open('theirs.pkl', 'rb') as f:\n    pickle.load(f)\n",
+    );
+}
+
+#[test]
+fn compiling_run_time_source_runs_nothing_until_the_code_is_run() {
+    silent(
+        "CRD303",
+        "import sys\nsrc = open(sys.argv[1]).read()\ncompile(src, sys.argv[1], 'exec')\n",
+    );
+    fires(
+        "CRD303",
+        "import sys\nsrc = open(sys.argv[1]).read()\nexec(compile(src, 'x', 'exec'))\n",
+    );
 }
 
 #[test]
