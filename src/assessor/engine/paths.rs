@@ -30,6 +30,20 @@ pub fn normalize(path: &str) -> NormalPath<'_> {
         normal.absolute = false;
         return normal;
     }
+    // `~root/...` is root's home, `~name/...` another user's.
+    if let Some(rest) = path
+        .strip_prefix('~')
+        .filter(|r| !r.is_empty() && !r.starts_with('/'))
+    {
+        let (user, rest) = rest.split_once('/').unwrap_or((rest, ""));
+        let mut normal = normalize_parts(rest);
+        match user {
+            "root" => normal.parts.insert(0, "root"),
+            _ => normal.parts.splice(0..0, ["home", user]).for_each(drop),
+        }
+        normal.absolute = true;
+        return normal;
+    }
     normalize_parts(path)
 }
 
@@ -88,7 +102,10 @@ impl NormalPath<'_> {
         // Home itself, or any number of wholly unknown levels below it: every file there
         // (`for f in home.rglob("*"): f.unlink()`, a walk of home removing what it finds).
         if let ["~", below @ ..] = self.parts.as_slice() {
-            if below.iter().all(|p| *p == "*" || *p == UNKNOWN_PART_STR) {
+            if below
+                .iter()
+                .all(|p| p.chars().all(|c| c == '*' || c == UNKNOWN_PART))
+            {
                 return !self.absolute;
             }
         }

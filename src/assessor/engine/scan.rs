@@ -768,6 +768,10 @@ impl<'a> Scanner<'a> {
                 super::calls::text_value(self, function, container.taint)
             }
             (Kind::Name(name), _, Some(0)) if &**name == "sys.argv" => Value::own_script(),
+            // `__builtins__["exec"]` (a dict outside `__main__`).
+            (Kind::Name(name), Some(key), _) if &**name == "builtins" => {
+                self.attribute_of_name(&format!("builtins.{key}"))
+            }
             (Kind::Name(name), Some(key), _) if name.ends_with(".__dict__") => {
                 let owner = &name[..name.len() - ".__dict__".len()];
                 self.attribute_of_name(&format!("{owner}.{key}"))

@@ -681,6 +681,23 @@ fn mining_protocols_and_miner_flags_are_mining() {
 }
 
 #[test]
+fn repositories_found_anywhere_below_home_removed_with_rm() {
+    // `Path.home().glob("**/.git")`'s parents are every directory there.
+    fires(
+        "CRD104",
+        "import pathlib, subprocess\ndef repos(root=pathlib.Path.home()):\n    return [p.parent for p in root.glob('**/.git')]\nfor r in repos():\n    subprocess.run(['rm', '-rf', str(r)])\n",
+    );
+}
+
+#[test]
+fn exec_looked_up_in_the_builtins_dict_runs_decoded_code() {
+    fires(
+        "CRD103",
+        "import base64\nrun = __builtins__['ex' + 'ec']\nrun(base64.b64decode('cHJpbnQoMSk='))\n",
+    );
+}
+
+#[test]
 fn decoded_code_is_analysed_as_code_too() {
     // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
     // here a reverse shell.

@@ -209,3 +209,16 @@ fn browser_databases_opened_with_sqlite_are_read() {
         "import sqlite3\nsqlite3.connect('app.db').execute('SELECT 1')\n",
     );
 }
+
+#[test]
+fn another_users_home_named_with_a_tilde_is_theirs() {
+    // `~root` is /root; writing there changes root's files.
+    fires(
+        "CRD204",
+        "import os\nwith open(os.path.join(os.path.expanduser('~root'), '.pydistutils.cfg'), 'w') as f:\n    f.write('[easy_install]')\n",
+    );
+    silent(
+        "CRD204",
+        "import os\nopen(os.path.expanduser('~/notes.txt'), 'w').write('x')\n",
+    );
+}
