@@ -515,6 +515,13 @@ fn bytes_of_ints(s: &mut Scanner<'_>, list: &Value) -> Value {
 /// there are at most `MAX_MAPPED_ITEMS` of them.
 fn product(s: &mut Scanner<'_>, lists: &[Value]) -> Value {
     let mut combinations: Vec<Vec<Value>> = vec![Vec::new()];
+    if lists.len() > MAX_MAPPED_ITEMS {
+        return Value::unknown(
+            lists
+                .iter()
+                .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data())),
+        );
+    }
     for list in lists {
         let Some(items) = list.items() else {
             return Value::unknown(
@@ -583,16 +590,6 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 Some(source) => Value::unknown(source.deep_taint().data()),
                 None => code_exec(s, args, at),
             }
-        }
-        Api::Shelf => {
-            // A shelf opened for writing is the program's own store of pickles; one only
-            // read (`flag="r"`) is loaded like any pickle file.
-            let read_only = args.get(1, "flag").and_then(Value::exact_text) == Some("r");
-            match args.get(0, "filename").and_then(Value::text) {
-                Some(path) if !read_only => s.caps.note_pickled(path),
-                _ => hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High),
-            }
-            Value::UNKNOWN
         }
         Api::RunPath => {
             let path = args.get(0, "path_name").cloned().unwrap_or(Value::UNKNOWN);
@@ -1382,7 +1379,9 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
     if libc {
-        // What matters is which of its functions are called (see `libc_call`).
+        // Calls through it pass every check the runtime record makes (HIGH by the
+        // mission's table); which functions are called is read too (see `libc_call`).
+        hit(s, rules::CTYPES_LIBC, at, Confidence::High);
         return Value::unknown(Taint::LIBC.with(Taint::NATIVE_LIB));
     }
     Value::unknown(Taint::NATIVE_LIB)
@@ -1411,67 +1410,9 @@ fn syscall_name(number: i64) -> Option<&'static str> {
     })
 }
 
-/// libc functions a program calls for ordinary reasons (clocks, ids, string and memory
-/// helpers): calling them through ctypes reaches nothing Python could not.
-const HARMLESS_LIBC: &[&str] = &[
-    "time",
-    "clock",
-    "clock_gettime",
-    "clock_getres",
-    "gettimeofday",
-    "nanosleep",
-    "usleep",
-    "sleep",
-    "getpid",
-    "getppid",
-    "gettid",
-    "getuid",
-    "geteuid",
-    "getgid",
-    "getegid",
-    "strlen",
-    "strcmp",
-    "strncmp",
-    "memcmp",
-    "memset",
-    "memcpy",
-    "memmove",
-    "malloc",
-    "calloc",
-    "realloc",
-    "free",
-    "printf",
-    "puts",
-    "sprintf",
-    "snprintf",
-    "abs",
-    "labs",
-    "rand",
-    "srand",
-    "atoi",
-    "atof",
-    "strtol",
-    "qsort",
-    "sysconf",
-    "get_nprocs",
-    "getpagesize",
-    "sched_getcpu",
-    "sched_yield",
-    "gethostname",
-    "getloadavg",
-    "malloc_trim",
-    "gnu_get_libc_version",
-    "strerror",
-    "__errno_location",
-    "toupper",
-    "tolower",
-    "localtime",
-    "strftime",
-    "mallopt",
-];
-
-/// A call of libc's `function` through ctypes: CRD206 unless it is one of the harmless
-/// ones, and the rules of what it does (`system`, `setuid`, `mount`, `kill`, `fork`...).
+/// A call of libc's `function` through ctypes (by method, alias, subscript or
+/// `getattr`): the rules of what it does (`system`, `setuid`, `mount`, `kill`, `fork`,
+/// `unlink`...).
 pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
     if function == "syscall" {
         // `libc.syscall(313, ...)`: the call by its x86-64 number.
@@ -1484,9 +1425,6 @@ pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at
             libc_call(s, name, args, at);
         }
         return;
-    }
-    if !HARMLESS_LIBC.contains(&function) {
-        hit(s, rules::CTYPES_LIBC, at, Confidence::High);
     }
     let rule = match function {
         "fork" | "vfork" => {

@@ -98,8 +98,6 @@ pub enum Api {
     OsOpen,
     /// `compile(source, ...)`: code that runs only if the code object is run.
     Compile,
-    /// `shelve.open(path, flag)`: a store of pickles the program writes and reads.
-    Shelf,
     /// `tempfile.mkstemp`: a descriptor open for writing and the new file's path.
     TempFile,
     /// `os.write(fd, data)`.
@@ -398,12 +396,12 @@ pub fn api(name: &str) -> Option<Api> {
         | "pyprctl.cap_set_proc"
         | "capng.capng_apply" => Prctl,
         "pickle.dump" | "joblib.dump" => Serialize,
-        "shelve.open" => Shelf,
         "pickle.loads"
         | "pickle.load"
         | "pickle.Unpickler"
         | "marshal.loads"
         | "marshal.load"
+        | "shelve.open"
         | "jsonpickle.decode"
         | "pandas.read_pickle"
         | "yaml.unsafe_load"

@@ -156,12 +156,15 @@ impl<'a> Scanner<'a> {
             })
             .flatten()
             .collect();
+        names.truncate(MAX_FIELDS);
         for name in body.annotated_names() {
+            if names.len() >= MAX_FIELDS {
+                break;
+            }
             if !names.contains(&name) {
                 names.push(name);
             }
         }
-        names.truncate(MAX_FIELDS);
         names
     }
 

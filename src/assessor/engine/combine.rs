@@ -42,6 +42,10 @@ pub struct Capabilities {
     pub local_loads: Vec<(u32, Option<Rc<str>>)>,
     /// The path of the file last opened for reading (what a handle passed on names).
     pub last_read: Option<Rc<str>>,
+    /// Paths also written with other data than the program's pickles (by path, unknown
+    /// parts marked): a pickle loaded from one is not the program's own, whatever order
+    /// the writes come in.
+    pub foreign_writes: Vec<Rc<str>>,
 }
 
 /// Most imports and written files remembered: enough for any real program's own.
@@ -106,6 +110,14 @@ impl Capabilities {
         }
     }
 
+    pub fn note_foreign_write(&mut self, path: &str) {
+        if self.foreign_writes.len() < MAX_REMEMBERED
+            && !self.foreign_writes.iter().any(|p| &**p == path)
+        {
+            self.foreign_writes.push(path.into());
+        }
+    }
+
     pub fn forget_pickled(&mut self, path: &str) {
         self.pickled.retain(|p| &**p != path);
     }
@@ -133,7 +145,10 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
 /// objects to that file (then it is its cache).
 fn foreign_pickles(caps: &Capabilities, hits: &mut Hits) {
     for (at, path) in &caps.local_loads {
-        if !path.as_deref().is_some_and(|p| caps.pickled_to(p)) {
+        let own = path
+            .as_deref()
+            .is_some_and(|p| caps.pickled_to(p) && !caps.foreign_writes.iter().any(|w| &**w == p));
+        if !own {
             hits.add(rules::UNSAFE_DESERIALIZATION, *at, Confidence::High);
         }
     }

@@ -107,6 +107,7 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
 pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint) {
     let path = file.text().unwrap_or(UNKNOWN_PART_STR);
     s.caps.forget_pickled(path);
+    s.caps.note_foreign_write(path);
     s.caps.note_written(path, data);
 }
 

@@ -159,15 +159,14 @@ impl<'a> Scanner<'a> {
 
     /// `return` in the function being walked: before it starts itself, a base case.
     pub(super) fn note_function_returns(&mut self) {
-        self.note_end_of_run();
         if let Some(frame) = self.forks.functions.last_mut() {
             frame.base_case |= frame.self_starts == 0;
         }
     }
 
-    /// The program's run may end here (`return`, `sys.exit`): under an `if`, that is a
-    /// condition on which the rest of it runs.
-    fn note_end_of_run(&mut self) {
+    /// The program's run may end here (`sys.exit`, `raise SystemExit`): under a branch,
+    /// that is a condition on which the rest of it runs.
+    pub(super) fn note_end_of_run(&mut self) {
         if self.forks.branches > 0 && self.is_program_run() {
             self.forks.ended_in_branch = true;
         }
@@ -459,8 +458,11 @@ fn starts_own_script(command: &Value) -> bool {
         let program = word.rsplit('/').next().unwrap_or(word);
         program.starts_with("python")
     };
+    // The script is the program itself, or what an interpreter is given after its
+    // options (`python3 -u script.py`).
     words.iter().enumerate().any(|(i, word)| {
-        is_script(word) && (i == 0 || words.get(i - 1).is_some_and(|w| is_python(w)))
+        let before = words[..i].iter().rev().find(|w| !w.starts_with('-'));
+        is_script(word) && before.is_none_or(|w| is_python(w))
     })
 }
 

@@ -259,6 +259,16 @@ impl<'a> Stmt<'a> {
         matches!(self.0, ast::Stmt::If(_))
     }
 
+    /// `match`: its cases run on conditions, like the branches of an `if`.
+    pub fn is_other_branch(self) -> bool {
+        matches!(self.0, ast::Stmt::Match(_))
+    }
+
+    /// `raise ...`: under a condition, a way the program's run can end there.
+    pub fn is_raise(self) -> bool {
+        matches!(self.0, ast::Stmt::Raise(_))
+    }
+
     /// `if __name__ == "__main__":` (either way round): true whenever the file is run
     /// as a program, so no condition of the program's own.
     pub fn is_main_guard(self) -> bool {

@@ -133,10 +133,14 @@ impl NormalPath<'_> {
             ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)),
             _ => false,
         };
-        let found = |parts: &[&str]| parts.last().is_some_and(|f| f.contains(UNKNOWN_PART));
+        // Found, not named: the last two levels wholly unknown (a walk's directory and
+        // file name, `rglob("*")`), which a name the program computes is not.
+        let unknown = |p: &&str| !p.is_empty() && p.chars().all(|c| c == UNKNOWN_PART);
+        let found =
+            |parts: &[&str]| parts.len() >= 2 && parts[parts.len() - 2..].iter().all(unknown);
         let in_system = self.absolute && found(&self.parts) && self.is_destructive_target();
         let in_home = match self.parts.as_slice() {
-            ["~", below @ ..] => below.len() >= 2 && below.iter().all(|p| p.contains(UNKNOWN_PART)),
+            ["~", below @ ..] => found(below) && below.iter().all(unknown),
             _ => false,
         };
         (self.absolute && disk) || in_system || in_home
@@ -295,10 +299,16 @@ impl NormalPath<'_> {
     /// `~/.env`, `~/<?>/.env.production`: environment files of the user's projects, found
     /// from the home directory (a program's own `.env` in its work dir is its settings).
     fn home_env_file(&self) -> bool {
-        self.parts.first() == Some(&"~")
-            && self
-                .last()
-                .is_some_and(|f| f == ".env" || f.starts_with(".env") && !f.ends_with(".example"))
+        let env_file = |f: &str| {
+            (f == ".env" || f.starts_with(".env.") || f.starts_with(".env\u{FFFD}"))
+                && !f.ends_with(".example")
+        };
+        let searched = self.parts.iter().any(|p| p.contains(UNKNOWN_PART));
+        match self.parts.as_slice() {
+            ["~", f] => env_file(f),
+            ["~", .., f] => searched && env_file(f),
+            _ => false,
+        }
     }
 
     pub fn is_persistence(&self) -> bool {
@@ -558,8 +568,17 @@ pub fn mining_and_escape(text: &str) -> (bool, bool) {
 /// A Monero wallet address: 95 (or, integrated, 106) letters and digits starting with
 /// `4` or `8`, what a miner is told to pay.
 fn has_monero_address(text: &str) -> bool {
-    text.split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|word| matches!(word.len(), 95 | 106) && word.starts_with(['4', '8']))
+    const BASE58: &str = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    // Words of base64 (`+`, `/`, `=`) are not split apart.
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')))
+        .any(|word| {
+            matches!(word.len(), 95 | 106)
+                && (word.starts_with('8')
+                    || word.starts_with("4")
+                        && word[1..]
+                            .starts_with(|c: char| c.is_ascii_digit() || c == 'A' || c == 'B'))
+                && word.chars().all(|c| BASE58.contains(c))
+        })
 }
 
 pub fn mentions_escape(text: &str) -> bool {

@@ -213,10 +213,14 @@ impl<'a> Scanner<'a> {
                 self.scan_block(orelse);
             }
             StmtKind::Other if stmt.is_main_guard() => self.scan_children(stmt),
-            StmtKind::Other if stmt.is_if() => {
+            StmtKind::Other if stmt.is_if() || stmt.is_other_branch() => {
                 self.enter_branch();
                 self.scan_children(stmt);
                 self.leave_branch();
+            }
+            StmtKind::Other if stmt.is_raise() => {
+                self.note_end_of_run();
+                self.scan_children(stmt);
             }
             StmtKind::Other => self.scan_children(stmt),
         }

@@ -363,26 +363,24 @@ impl<'t> Simple<'t> {
     }
 
     /// Runs, or makes executable, a file fetched earlier in the line: the program itself,
-    /// the script an interpreter is given (its first operand; later ones are that
-    /// script's arguments), or what `chmod` or `source` is given. A download `dir/<?>`
-    /// stands for every file unpacked below `dir`.
+    /// a file an interpreter, `chmod` or `source` is given. A download `dir/<?>` stands
+    /// for every file unpacked below `dir`: running one as the program or as an
+    /// interpreter's script (its first operand; later ones are the script's arguments,
+    /// such as the unpacked data it reads) runs it.
     fn runs_one_of(&self, downloads: &[String]) -> bool {
-        let named = |word: &str| {
+        let named = |word: &str| downloads.iter().any(|d| basename(d) == basename(word));
+        let unpacked = |word: &str| {
             downloads.iter().any(|d| {
-                basename(d) == basename(word)
-                    || d.strip_suffix(UNKNOWN_PART)
-                        .is_some_and(|dir| dir.ends_with('/') && word.starts_with(dir))
+                d.strip_suffix(UNKNOWN_PART)
+                    .is_some_and(|dir| dir.ends_with('/') && word.starts_with(dir))
             })
         };
         if downloads.is_empty() {
             return false;
         }
-        let run = match self.name.as_str() {
-            "chmod" | "source" => self.operands().any(named),
-            _ if self.runs_code() => self.operands().next().is_some_and(named),
-            _ => false,
-        };
-        named(&self.name) || run
+        let loads = self.runs_code() || self.name == "chmod" || self.name == "source";
+        let script = self.runs_code() && self.operands().next().is_some_and(unpacked);
+        named(&self.name) || unpacked(&self.name) || loads && self.operands().any(named) || script
     }
 
     /// An interpreter given no program but its standard input (no script, or `-`).
@@ -481,20 +479,18 @@ impl<'t> Simple<'t> {
             "systemctl" => {
                 facts.persistence |= self.operands().any(|a| a == "enable" || a == "link");
                 // Stopping or killing a unit stops processes this line did not start.
-                facts.kills_others |= self.operands().any(|a| a == "kill" || a == "stop");
+                facts.kills_others |=
+                    !self.has_flag("--user") && self.operands().any(|a| a == "kill" || a == "stop");
             }
             "service" => facts.kills_others |= self.operands().nth(1) == Some("stop"),
             // `git config --global core.hooksPath DIR`: every repository of the user then
-            // runs the scripts there on each commit or checkout (so does a global
-            // `core.fsmonitor` or `core.sshCommand` command).
+            // runs the scripts there on each commit or checkout (and a global
+            // `core.fsmonitor` command on each status).
             "git" => {
                 let global = self.has_flag("--global") || self.has_flag("--system");
                 let runs_command = self.operands().any(|a| {
                     let key = a.to_ascii_lowercase();
-                    matches!(
-                        key.as_str(),
-                        "core.hookspath" | "core.fsmonitor" | "core.sshcommand"
-                    )
+                    matches!(key.as_str(), "core.hookspath" | "core.fsmonitor")
                 });
                 facts.persistence |=
                     global && self.operands().next() == Some("config") && runs_command;

