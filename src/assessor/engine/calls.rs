@@ -1042,7 +1042,15 @@ pub(super) enum Sending {
 }
 
 /// Keywords of a request that authenticate it.
-const CREDENTIAL_KEYWORDS: &[&str] = &["headers", "auth", "params", "cookies", "url"];
+const CREDENTIAL_KEYWORDS: &[&str] = &[
+    "headers",
+    "auth",
+    "params",
+    "cookies",
+    "url",
+    "additional_headers",
+    "extra_headers",
+];
 
 /// A call that sends its arguments off the machine: secret or host data among them is
 /// exfiltration. One credential from the environment where a request authenticates (its

@@ -23,6 +23,9 @@ pub(super) fn method_call(
     at: u32,
 ) -> Value {
     let taint = object.taint;
+    if method == "add_argument" && taint.has(Taint::EXTERNAL) {
+        s.note_argument_default(args);
+    }
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
     }
@@ -54,8 +57,9 @@ pub(super) fn method_call(
         // A client's `post`, `request`, `sendmail`, `storbinary`... sends its arguments;
         // `login`, `add_header` and the like present the program's credentials.
         let sending = match method {
+            // `session.headers.update({"Authorization": ...})` sets them for every request.
             "login" | "add_header" | "putheader" | "auth_plain" | "auth_login" | "set_auth"
-            | "auth" => Sending::Credentials,
+            | "auth" | "update" => Sending::Credentials,
             _ => Sending::Request,
         };
         send_out(s, args, at, sending);

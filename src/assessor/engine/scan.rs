@@ -61,7 +61,13 @@ pub struct Scanner<'a> {
     pub(super) classes: Vec<super::classes::Class<'a>>,
     /// The program's functions decorated with `@property`: reading the attribute runs them.
     properties: rustc_hash::FxHashSet<u32>,
+    /// Command-line options' defaults by destination (`add_argument("--dir",
+    /// default=...)`): what `args.dir` is when the option is not given.
+    argument_defaults: Vec<(String, Value)>,
 }
+
+/// Most command-line option defaults remembered.
+const MAX_ARGUMENT_DEFAULTS: usize = 64;
 
 impl<'a> Scanner<'a> {
     pub fn new(signatures: Arc<CompiledSignatures>) -> Scanner<'a> {
@@ -612,6 +618,29 @@ impl<'a> Scanner<'a> {
     }
 
     /// `value.attr` where `value` is not being called.
+    /// `parser.add_argument("--out-dir", default=...)`: remembers the default of `out_dir`.
+    pub(super) fn note_argument_default(&mut self, args: &super::calls::Args<'_>) {
+        let Some(default) = args.keyword("default") else {
+            return;
+        };
+        let dest = match args.keyword("dest").and_then(Value::exact_text) {
+            Some(dest) => dest.to_string(),
+            None => match args
+                .positional
+                .iter()
+                .filter_map(Value::exact_text)
+                .find(|n| n.starts_with("--"))
+                .or_else(|| args.positional.first().and_then(Value::exact_text))
+            {
+                Some(flag) => flag.trim_start_matches('-').replace('-', "_"),
+                None => return,
+            },
+        };
+        if self.argument_defaults.len() < MAX_ARGUMENT_DEFAULTS {
+            self.argument_defaults.push((dest, default.clone()));
+        }
+    }
+
     pub fn attribute(&mut self, value: &Value, attr: &str) -> Value {
         if let Some(field) = value.field(attr) {
             return field.clone();
@@ -631,6 +660,19 @@ impl<'a> Scanner<'a> {
                 .attribute_of_name(&format!("{name}.{attr}"))
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
+            // `args.dir` of parsed options: its default where the option is not given.
+            _ if value.taint.has(Taint::EXTERNAL)
+                && self.argument_defaults.iter().any(|(d, _)| d == attr) =>
+            {
+                let default = self
+                    .argument_defaults
+                    .iter()
+                    .rev()
+                    .find(|(d, _)| d == attr)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or(Value::UNKNOWN);
+                either(Value::UNKNOWN, default, Value::unknown(value.taint.data()))
+            }
             // `libc.unlink`: the function, by name, for when it is called.
             _ if value.taint.has(Taint::LIBC) => super::calls::text_value(self, attr, value.taint),
             _ if value.taint.has(Taint::PATH) && attr == "parent" => {

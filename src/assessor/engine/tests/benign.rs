@@ -183,3 +183,15 @@ fn review_false_positives_stay_below_high() {
         );
     }
 }
+
+#[test]
+fn a_token_set_on_a_session_or_a_websocket_authenticates() {
+    // Headers set once for every request of a session, or given to a websocket's
+    // handshake, present the program's credential to its own API.
+    for source in [
+        "import os, requests\ns = requests.Session()\ns.headers.update({'Authorization': f\"Bearer {os.environ['CRM_TOKEN']}\"})\nprint(s.get('https://crm.example/api/contacts').json())\n",
+        "import asyncio, os, websockets\nasync def main():\n    async with websockets.connect('wss://feed.example/v1', additional_headers={'X-API-Key': os.environ.get('FEED_API_KEY', '')}) as ws:\n        print(await ws.recv())\nasyncio.run(main())\n",
+    ] {
+        silent("CRD109", source);
+    }
+}

@@ -408,3 +408,20 @@ fn dataclass_fields_hold_what_each_instance_was_given() {
         "from dataclasses import dataclass\n@dataclass\nclass Out:\n    path: str\na = Out('~/.ssh/id_rsa')\nb = Out('report.txt')\nprint(open(b.path).read())\n",
     );
 }
+
+#[test]
+fn a_command_line_option_is_its_default_where_it_is_not_given() {
+    // `args.dir` defaults to ~/.ssh; `args.workspace` to "" (so `rm -rf /*`).
+    fires(
+        "CRD205",
+        "import argparse\nfrom pathlib import Path\nap = argparse.ArgumentParser()\nap.add_argument('--key-dir', type=Path, default=Path.home() / '.ssh')\nargs = ap.parse_args()\nfor p in args.key_dir.glob('id_*'):\n    print(p.read_text())\n",
+    );
+    fires(
+        "CRD104",
+        "import argparse, subprocess\nap = argparse.ArgumentParser()\nap.add_argument('--workspace', default='')\nargs = ap.parse_args()\nsubprocess.run(f'rm -rf {args.workspace}/*', shell=True)\n",
+    );
+    silent(
+        "CRD104",
+        "import argparse, shutil\nap = argparse.ArgumentParser()\nap.add_argument('--out', default='build')\nargs = ap.parse_args()\nshutil.rmtree(args.out, ignore_errors=True)\n",
+    );
+}
