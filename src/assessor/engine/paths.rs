@@ -180,6 +180,7 @@ impl NormalPath<'_> {
                 f.ends_with("TokenCache.dat") || f.contains("token")
             })
             || self.home_env_file()
+            || self.credential_dir()
             || self.has_pair("gcloud", |f| {
                 f.starts_with("credentials") || f.starts_with("application_default")
             })
@@ -285,7 +286,6 @@ impl NormalPath<'_> {
     /// computed name) from below a directory that holds little but credentials. Public
     /// keys and `known_hosts` are not credentials.
     fn unknown_file_in_credential_dir(&self) -> bool {
-        const CREDENTIAL_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", "gcloud", ".kube"];
         let Some(dir) = self.parts.iter().position(|p| CREDENTIAL_DIRS.contains(p)) else {
             return false;
         };
@@ -294,6 +294,13 @@ impl NormalPath<'_> {
         below.iter().any(|p| p.contains(UNKNOWN_PART))
             && !file.ends_with(".pub")
             && !matches!(file, "known_hosts" | "config" | "authorized_keys")
+    }
+
+    /// A directory that holds little but credentials, taken whole (archived, copied):
+    /// every credential in it is read.
+    fn credential_dir(&self) -> bool {
+        self.last().is_some_and(|d| CREDENTIAL_DIRS.contains(&d))
+            || self.parts.ends_with(&[".config", "gh"])
     }
 
     /// `~/.env`, `~/<?>/.env.production`: environment files of the user's projects, found
@@ -435,6 +442,9 @@ fn pieces_fit(pieces: &[&str], name: &str) -> bool {
 }
 
 /// Credential files known by their name alone, wherever they are.
+/// Directories that hold little but credentials.
+const CREDENTIAL_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", "gcloud", ".kube"];
+
 const SECRET_FILE_NAMES: &[&str] = &[
     ".netrc",
     "_netrc",

@@ -53,6 +53,13 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     if let Some(command) = &command {
         s.note_program_start(command, at);
     }
+    // `call([shell], stdin=sock.fileno(), stdout=...)`: a program driven through a socket.
+    let on_socket = ["stdin", "stdout", "stderr"]
+        .iter()
+        .any(|k| args.keyword(k).is_some_and(|v| v.taint.has(Taint::SOCKET)));
+    if on_socket {
+        s.caps.shell_wiring.push(at);
+    }
     if let (Some(command), Some(input)) = (&command, args.keyword("input")) {
         stdin_program(s, command, input, at);
     }

