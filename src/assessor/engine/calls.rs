@@ -514,28 +514,22 @@ fn bytes_of_ints(s: &mut Scanner<'_>, list: &Value) -> Value {
 /// `itertools.product(a, b, ...)` of known lists: every combination, as tuples, while
 /// there are at most `MAX_MAPPED_ITEMS` of them.
 fn product(s: &mut Scanner<'_>, lists: &[Value]) -> Value {
-    let mut combinations: Vec<Vec<Value>> = vec![Vec::new()];
+    let unknown = || {
+        let taint = lists
+            .iter()
+            .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data()));
+        Value::unknown(taint)
+    };
     if lists.len() > MAX_MAPPED_ITEMS {
-        return Value::unknown(
-            lists
-                .iter()
-                .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data())),
-        );
+        return unknown();
     }
+    let mut combinations: Vec<Vec<Value>> = vec![Vec::new()];
     for list in lists {
         let Some(items) = list.items() else {
-            return Value::unknown(
-                lists
-                    .iter()
-                    .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data())),
-            );
+            return unknown();
         };
         if combinations.len().saturating_mul(items.len()) > MAX_MAPPED_ITEMS {
-            return Value::unknown(
-                lists
-                    .iter()
-                    .fold(Taint::NONE, |t, l| t.with(l.deep_taint().data())),
-            );
+            return unknown();
         }
         combinations = combinations
             .iter()

@@ -641,6 +641,16 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The default of the command-line option stored as `dest`, the latest given.
+    fn argument_default(&self, dest: &str) -> Option<Value> {
+        let (_, default) = self
+            .argument_defaults
+            .iter()
+            .rev()
+            .find(|(d, _)| d == dest)?;
+        Some(default.clone())
+    }
+
     pub fn attribute(&mut self, value: &Value, attr: &str) -> Value {
         if let Some(field) = value.field(attr) {
             return field.clone();
@@ -654,6 +664,10 @@ impl<'a> Scanner<'a> {
         if let Some(member) = self.dynamic_attribute(value, attr) {
             return member;
         }
+        let default = match value.taint.has(Taint::EXTERNAL) {
+            true => self.argument_default(attr),
+            false => None,
+        };
         match &value.kind {
             // `os.environ.copy` keeps the environment's taint.
             Kind::Name(name) => self
@@ -661,18 +675,11 @@ impl<'a> Scanner<'a> {
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
             // `args.dir` of parsed options: its default where the option is not given.
-            _ if value.taint.has(Taint::EXTERNAL)
-                && self.argument_defaults.iter().any(|(d, _)| d == attr) =>
-            {
-                let default = self
-                    .argument_defaults
-                    .iter()
-                    .rev()
-                    .find(|(d, _)| d == attr)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or(Value::UNKNOWN);
-                either(Value::UNKNOWN, default, Value::unknown(value.taint.data()))
-            }
+            _ if default.is_some() => either(
+                Value::UNKNOWN,
+                default.unwrap_or(Value::UNKNOWN),
+                Value::unknown(value.taint.data()),
+            ),
             // `libc.unlink`: the function, by name, for when it is called.
             _ if value.taint.has(Taint::LIBC) => super::calls::text_value(self, attr, value.taint),
             _ if value.taint.has(Taint::PATH) && attr == "parent" => {
