@@ -15,7 +15,7 @@ use super::parser::{Call, ExprKind};
 use super::process_calls::{exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::{either, Scanner};
-use super::value::{Kind, Piece, Taint, Value, ENDLESS, UNKNOWN_PART};
+use super::value::{Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART};
 
 /// Evaluated arguments of one call.
 pub(super) struct Args<'a> {
@@ -162,6 +162,16 @@ pub(super) fn call_value<'a>(
                 };
                 return call_method(s, &object, &method, args, at);
             }
+            // `"".join` taken as a value, later called: the method on that text.
+            if let (Some(method), [object]) = (
+                function
+                    .qualified_name()
+                    .and_then(|n| n.strip_prefix(BOUND_METHOD)),
+                bound.as_slice(),
+            ) {
+                let method = method.to_string();
+                return call_method(s, &object.clone(), &method, args, at);
+            }
             args.positional.splice(0..0, bound.iter().cloned());
             function.clone()
         }
@@ -194,6 +204,22 @@ const MAX_MAPPED_ITEMS: usize = 16;
 
 /// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
 const METHOD_CALLER: &str = "operator.methodcaller:";
+
+/// The name prefix a text's method taken as a value is kept under (`"".join`), bound to
+/// that text.
+const BOUND_METHOD: &str = "bound method:";
+
+/// `text.method` taken as a value (`map("".join, parts)`): a partial that calls the
+/// method on that text.
+pub(super) fn bound_text_method(text: &Value, method: &str) -> Value {
+    Value {
+        kind: Kind::Partial(std::rc::Rc::new((
+            Value::name(&format!("{BOUND_METHOD}{method}")),
+            vec![text.clone()],
+        ))),
+        taint: Taint::NONE,
+    }
+}
 
 /// Whether a value can be called for an effect the rules see.
 pub(super) fn is_callable(value: &Value) -> bool {
@@ -323,8 +349,35 @@ pub(super) fn plain_call<'a>(
         }
         return instance;
     }
+    if let Kind::Instance(class, _) = callee.kind {
+        // Calling an instance runs its class's `__call__` with the instance as `self`.
+        if let Some(call) = s.method_of(class, "__call__") {
+            let mut positional = vec![callee.clone()];
+            positional.extend(args.positional.iter().cloned());
+            return s.call_function(call, &positional, &args.keywords);
+        }
+    }
     let first = args.positional.first();
     match (callee.qualified_name(), first) {
+        // `bytearray(1 << 28)`, `os.urandom(2**24)`: a megabyte or more at once.
+        (
+            Some(
+                "builtins.bytes"
+                | "builtins.bytearray"
+                | "os.urandom"
+                | "secrets.token_bytes"
+                | "numpy.zeros"
+                | "numpy.ones"
+                | "numpy.empty",
+            ),
+            Some(Value {
+                kind: Kind::Int(size),
+                ..
+            }),
+        ) => match *size >= BIG_BYTES {
+            true => Value::unknown(Taint::BIG),
+            false => Value::UNKNOWN,
+        },
         (Some("builtins.bytes" | "builtins.bytearray"), Some(first)) if first.items().is_some() => {
             bytes_of_ints(s, first)
         }
@@ -662,6 +715,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::UNKNOWN
         }
         Api::Decode(encoding) => decode(s, args, encoding, taint),
+        Api::Encode => match args.get(1, "encoding").and_then(Value::exact_text) {
+            Some(codec) if codec.to_ascii_lowercase().starts_with("rot") => {
+                decode(s, args, fold::Encoding::HexOrBase64, taint)
+            }
+            _ => Value::unknown(args.data_taint()),
+        },
         Api::Decompress(format) => {
             let data = args.get(0, "data").and_then(Value::exact_text);
             let bytes = data.and_then(|data| decompress(s, format, data));
@@ -757,7 +816,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             hit(s, rules::SET_ID, at, Confidence::High);
             Value::UNKNOWN
         }
-        Api::Namespace => {
+        Api::EscapeProbe => {
             hit(s, rules::CONTAINER_ESCAPE, at, Confidence::High);
             Value::UNKNOWN
         }
@@ -986,6 +1045,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             Value::UNKNOWN
         }
+        Api::QueueNew => Value::unknown(Taint::QUEUE),
         Api::ProcessList => Value::unknown(Taint::FOREIGN_PROCESS),
         Api::ProcessHandle => match args.get(0, "pid") {
             Some(pid) if !pid.taint.has(Taint::OWN_PID) => Value::unknown(Taint::FOREIGN_PROCESS),

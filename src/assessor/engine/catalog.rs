@@ -44,6 +44,8 @@ pub enum Api {
     Decode(Encoding),
     /// Returns its input decompressed.
     Decompress(Compression),
+    /// `codecs.encode(data, codec)`: rot13 is its own inverse, so encoding decodes.
+    Encode,
     /// Returns data fetched from the network.
     Fetch,
     /// `urlretrieve(url, filename)`: saves network data to a file.
@@ -74,8 +76,9 @@ pub enum Api {
     },
     Chmod,
     SetId,
-    /// Enters or creates namespaces, or changes the root (`os.setns`, `os.chroot`).
-    Namespace,
+    /// Enters or creates namespaces, changes the root (`os.setns`, `os.chroot`), or
+    /// drives the container engine through its socket (`docker.from_env()`).
+    EscapeProbe,
     Kill,
     GetPid,
     LoadLibrary,
@@ -144,6 +147,8 @@ pub enum Api {
         args: usize,
         starts: bool,
     },
+    /// A queue between threads or processes (`queue.Queue()`, `multiprocessing.Queue()`).
+    QueueNew,
 }
 
 /// The name a module is known by here: platform aliases collapse onto their portable name.
@@ -224,6 +229,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "binascii.a2b_base64"
         | "builtins.bytes.fromhex"
         | "builtins.bytearray.fromhex" => Decode(Encoding::HexOrBase64),
+        "codecs.encode" => Encode,
         "base64.b32decode" => Decode(Encoding::Base32),
         "base64.b32hexdecode" => Decode(Encoding::Base32Hex),
         "base64.b85decode" => Decode(Encoding::Base85),
@@ -324,6 +330,19 @@ pub fn api(name: &str) -> Option<Api> {
         | "google.cloud.storage.Client"
         | "slack_sdk.WebClient"
         | "pysftp.Connection"
+        | "paramiko.Transport"
+        | "paramiko.SFTPClient.from_transport"
+        | "fabric.Connection"
+        | "asyncssh.connect"
+        | "imaplib.IMAP4"
+        | "imaplib.IMAP4_SSL"
+        | "poplib.POP3"
+        | "poplib.POP3_SSL"
+        | "grpc.insecure_channel"
+        | "grpc.secure_channel"
+        | "pika.BlockingConnection"
+        | "paho.mqtt.client.Client"
+        | "kafka.KafkaProducer"
         | "websocket.WebSocket" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
@@ -375,7 +394,11 @@ pub fn api(name: &str) -> Option<Api> {
         "os.chmod" | "os.lchmod" => Chmod,
         "os.setuid" | "os.setgid" | "os.seteuid" | "os.setegid" | "os.setreuid" | "os.setregid"
         | "os.setresuid" | "os.setresgid" | "os.setgroups" | "os.initgroups" => SetId,
-        "os.setns" | "os.unshare" | "os.chroot" => Namespace,
+        "os.setns" | "os.unshare" | "os.chroot" => EscapeProbe,
+        "docker.from_env"
+        | "docker.DockerClient"
+        | "docker.APIClient"
+        | "docker.client.from_env" => EscapeProbe,
         "os.kill" | "os.killpg" => Kill,
         "os.getpid" | "os.getpgrp" => GetPid,
         "ctypes.CDLL"
@@ -413,6 +436,17 @@ pub fn api(name: &str) -> Option<Api> {
         "hashlib.new" => HashNew,
         "builtins.chr" => Chr,
         "os.getenv" | "os.environ.get" => Getenv,
+        "queue.Queue"
+        | "queue.SimpleQueue"
+        | "queue.LifoQueue"
+        | "queue.PriorityQueue"
+        | "multiprocessing.Queue"
+        | "multiprocessing.SimpleQueue"
+        | "multiprocessing.JoinableQueue"
+        | "asyncio.Queue"
+        | "asyncio.LifoQueue"
+        | "asyncio.PriorityQueue" => QueueNew,
+        "shutil.which" => PathSame,
         _ => return None,
     })
 }

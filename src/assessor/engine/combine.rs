@@ -227,8 +227,13 @@ fn file_name(path: &str) -> Option<&str> {
     (!name.is_empty() && !is_partial(name)).then_some(name)
 }
 
+/// Whether two paths name the same file: the same name, or the same partly known name
+/// (`libx-<?>.so` made by one expression, written then loaded).
 fn same_file(a: &str, b: &str) -> bool {
-    matches!((file_name(a), file_name(b)), (Some(x), Some(y)) if x == y)
+    let name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_string();
+    let (x, y) = (name(a), name(b));
+    let known_part = x.chars().any(|c| c != UNKNOWN_PART && c != '.');
+    x == y && known_part && (!is_partial(&x) || a == b || x.chars().count() > 4)
 }
 
 #[cfg(test)]

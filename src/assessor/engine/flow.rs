@@ -398,6 +398,12 @@ pub(super) fn collection_of(element: Value) -> Value {
     let taint = element.deep_taint();
     match element.kind {
         Kind::Text { .. } => element.tainted(Taint::LISTING),
+        // Objects of the program's own (`[Rule(r) for r in fetched]`): each element is
+        // like the one walked, so the list is kept as that one, methods and fields.
+        Kind::Instance(..) | Kind::Function(_) | Kind::Partial(_) => Value {
+            kind: Kind::Seq(std::rc::Rc::new([element])),
+            taint: Taint::NONE,
+        },
         _ if taint.has(Taint::FOREIGN_PROCESS) => {
             Value::unknown(taint.data().with(Taint::FOREIGN_PROCESS))
         }

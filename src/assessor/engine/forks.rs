@@ -75,6 +75,12 @@ struct LoopFrame {
     child_ends: bool,
     /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
     bounded: bool,
+    /// It can end (`break`, `return`).
+    exits: bool,
+    /// It waits for a child to end (`wait`, `join`...): forks one at a time.
+    waits_for_child: bool,
+    /// Where it first grows a list or a file by big data (`append`, `extend`, `write`).
+    grows: Option<u32>,
     /// Its body is walked once per item (a known list), so what it starts is already
     /// counted per pass.
     unrolled: bool,
@@ -194,6 +200,7 @@ impl<'a> Scanner<'a> {
     /// anything else is followed apart from the loops that start it, remembering the
     /// start in case that code calls a function being walked (`target=lambda: f()`).
     pub(super) fn start_target(&mut self, target: &Value, positional: Vec<Value>, at: u32) {
+        self.note_queue_consumer(target, &positional, at);
         let passes: Vec<i64> = self
             .forks
             .loops
@@ -279,11 +286,18 @@ impl<'a> Scanner<'a> {
         let started = frame.starts.saturating_mul(frame.passes_walked_once());
         let doubles = frame.doubles && !frame.child_ends;
         let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
-        if runaway && !frame.bounded {
+        // A copy of the process that loops on doubles however slowly each pass goes
+        // (`sleep`, `accept`): only ending the loop or waiting for the copy bounds it.
+        let doubling =
+            doubles && (forever || runs >= MIN_DOUBLINGS) && !frame.exits && !frame.waits_for_child;
+        if (runaway && !frame.bounded) || doubling {
             if let Some(&at) = frame.forks.first() {
                 self.hits.add(rules::FORK_BOMB, at, Confidence::High);
                 return;
             }
+        }
+        if let (Some(at), true, false) = (frame.grows, forever, frame.bounded) {
+            self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
         if forever && !frame.bounded {
             return;
@@ -293,6 +307,8 @@ impl<'a> Scanner<'a> {
             outer.starts = outer.starts.saturating_add(started);
             outer.doubles |= doubles;
             outer.bounded |= frame.bounded && !forever;
+            outer.waits_for_child |= frame.waits_for_child && !forever;
+            outer.grows = outer.grows.or(frame.grows);
         }
     }
 
@@ -314,6 +330,14 @@ impl<'a> Scanner<'a> {
         result
     }
 
+    /// A list or a file grows by a megabyte or more at `at` (`append`, `write`): in a
+    /// loop that never ends nor waits, without bound.
+    pub(super) fn note_growth(&mut self, at: u32) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.grows.get_or_insert(at);
+        }
+    }
+
     /// The loop being entered walks its body once per item.
     pub(super) fn loop_unrolled(&mut self) {
         if let Some(frame) = self.forks.loops.last_mut() {
@@ -328,6 +352,7 @@ impl<'a> Scanner<'a> {
         if self.forks.loops.len() > own_loops_from {
             if let Some(frame) = self.forks.loops.last_mut() {
                 frame.bounded = true;
+                frame.exits = true;
             }
         }
     }
@@ -399,8 +424,11 @@ impl<'a> Scanner<'a> {
             "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
             "execlp", "execlpe",
         ];
-        if WAITS.contains(&last) {
+        // `os.path.join` builds a path; it is no thread's `join`.
+        let builds_text = matches!(name, "os.path.join" | "shlex.join");
+        if WAITS.contains(&last) && !builds_text {
             frame.bounded = true;
+            frame.waits_for_child |= CHILD_WAITS.contains(&last);
         } else if ENDS.contains(&last) {
             frame.child_ends = true;
         }

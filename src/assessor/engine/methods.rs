@@ -23,11 +23,21 @@ pub(super) fn method_call(
     at: u32,
 ) -> Value {
     let taint = object.taint;
+    if matches!(method, "append" | "extend" | "write" | "writelines")
+        && args.data_taint().has(Taint::BIG)
+    {
+        s.note_growth(at);
+    }
     if method == "add_argument" && taint.has(Taint::EXTERNAL) {
         s.note_argument_default(args);
     }
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
+    }
+    if taint.has(Taint::QUEUE) {
+        if let Some(value) = s.queue_method(method, args.get(0, "item")) {
+            return value;
+        }
     }
     if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
         written(s, object, args.data_taint());
@@ -48,6 +58,10 @@ pub(super) fn method_call(
         s.caps
             .note_unpacked(dir.and_then(Value::text).unwrap_or("."));
         return Value::UNKNOWN;
+    }
+    if matches!(method, "get_credentials" | "get_frozen_credentials") {
+        // A cloud SDK session's keys (`boto3.Session().get_credentials()`).
+        return Value::unknown(Taint::CREDENTIAL);
     }
     if taint.has(Taint::SOCKET) {
         send_out(s, args, at, Sending::Data);

@@ -12,6 +12,7 @@
 //! - `classes`: the program's classes and the code that runs as one is created.
 //! - `forks`: fork bombs: loops and functions that start processes without end.
 //! - `containers`: lists and dicts filled at run time (`d[k] = f`, `append`, `update`).
+//! - `queues`: what producers put in queues is what the workers started on them get.
 //! - `flow`: values followed through assignments and the program's own functions.
 //! - `value`: what is known about a value: dotted name, folded text, taint.
 //! - `fold`: `%`/`format` substitution and hex/base64/rot13 decoding of constants.
@@ -42,6 +43,7 @@ mod pickle;
 mod pipeline;
 pub(crate) mod policy;
 mod process_calls;
+mod queues;
 pub mod rules;
 pub(crate) mod scan;
 mod shell;

@@ -497,6 +497,8 @@ pub enum BinOp {
     BitXor,
     BitAnd,
     Pow,
+    LShift,
+    RShift,
     Other,
 }
 
@@ -508,6 +510,8 @@ fn bin_op(op: ast::Operator) -> BinOp {
         ast::Operator::Div => BinOp::Div,
         ast::Operator::BitOr => BinOp::BitOr,
         ast::Operator::Sub => BinOp::Sub,
+        ast::Operator::LShift => BinOp::LShift,
+        ast::Operator::RShift => BinOp::RShift,
         ast::Operator::BitXor => BinOp::BitXor,
         ast::Operator::BitAnd => BinOp::BitAnd,
         ast::Operator::Pow => BinOp::Pow,

@@ -139,8 +139,24 @@ impl NormalPath<'_> {
         let found =
             |parts: &[&str]| parts.len() >= 2 && parts[parts.len() - 2..].iter().all(unknown);
         let in_system = self.absolute && found(&self.parts) && self.is_destructive_target();
+        // The user's own documents (`~/Documents/<?>/<?>`) are theirs as wholly as home.
+        const USER_DIRS: &[&str] = &[
+            "Documents",
+            "Desktop",
+            "Pictures",
+            "Downloads",
+            "Music",
+            "Videos",
+            "Photos",
+        ];
         let in_home = match self.parts.as_slice() {
-            ["~", below @ ..] => found(below) && below.iter().all(unknown),
+            ["~", first, below @ ..] => {
+                let below = match USER_DIRS.contains(first) {
+                    true => below,
+                    false => &self.parts[1..],
+                };
+                found(below) && below.iter().all(unknown)
+            }
             _ => false,
         };
         (self.absolute && disk) || in_system || in_home
@@ -278,8 +294,12 @@ impl NormalPath<'_> {
             "cookies.sqlite",
             "signons.sqlite",
         ];
+        // Any file found below a profile (a walk, `rglob("*")`) may be one of them.
+        let found = |f: &str| !f.is_empty() && f.chars().all(|c| c == UNKNOWN_PART);
         self.parts.iter().any(|p| BROWSER_DIRS.contains(p))
-            && self.last().is_some_and(|f| may_name_one_of(f, STORES))
+            && self
+                .last()
+                .is_some_and(|f| found(f) || may_name_one_of(f, STORES))
     }
 
     /// `~/.ssh/<?>`, `~/.config/gcloud/<?>/<?>.json`: a file picked at run time (a glob, a
@@ -352,6 +372,8 @@ impl NormalPath<'_> {
             || self.starts(&["usr", "lib", "systemd"])
             || self.has_pair("systemd", |f| f == "user")
             || self.has_pair(".config", |f| f == "autostart")
+            // macOS: launchd starts every agent and daemon listed there at login or boot.
+            || self.has_pair("Library", |f| matches!(f, "LaunchAgents" | "LaunchDaemons"))
     }
 
     /// Files every Python start reads: a `.pth` file or `sitecustomize.py` in
@@ -570,7 +592,7 @@ pub fn mining_and_escape(text: &str) -> (bool, bool) {
         _ => escape = true,
     });
     (
-        mining || has_monero_address(text) || text == "getwork",
+        mining || has_monero_address(text) || text == "getwork" || text.ends_with("/getwork"),
         escape || looks_like_path(text) && normalize(text).is_escape(),
     )
 }

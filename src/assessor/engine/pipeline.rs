@@ -93,6 +93,7 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
             .add(rules::SYNTAX_ERROR, error.offset, Confidence::High);
     }
     scanner.scan_block(module.body());
+    scanner.replay_queue_consumers();
     if let Some(at) = scanner.too_deep {
         scanner.hits.add(rules::TOO_DEEP, at, Confidence::High);
     }

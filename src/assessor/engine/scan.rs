@@ -20,7 +20,7 @@ use super::parser::{BinOp, Block, Child, Expr, ExprKind, Exprs, FPart, Stmt, Stm
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
-use super::value::{own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, ENDLESS};
+use super::value::{own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS};
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
 /// would let a program make every lookup collide.
@@ -64,10 +64,26 @@ pub struct Scanner<'a> {
     /// Command-line options' defaults by destination (`add_argument("--dir",
     /// default=...)`): what `args.dir` is when the option is not given.
     argument_defaults: Vec<(String, Value)>,
+    /// What the program puts in its queues and the workers that get it.
+    pub(super) queues: super::queues::Queues,
 }
 
 /// Most command-line option defaults remembered.
 const MAX_ARGUMENT_DEFAULTS: usize = 64;
+
+/// `add_argument("--name", ...)` storing the value given (no `action` other than
+/// `store`): an option, not a positional argument, so it may be left out.
+fn is_stored_option(args: &super::calls::Args<'_>) -> bool {
+    let option = args
+        .positional
+        .iter()
+        .filter_map(Value::exact_text)
+        .any(|name| name.starts_with('-'));
+    let stores = args
+        .keyword("action")
+        .is_none_or(|action| action.exact_text() == Some("store"));
+    option && stores && args.keyword("required").and_then(Value::as_int) != Some(1)
+}
 
 impl<'a> Scanner<'a> {
     pub fn new(signatures: Arc<CompiledSignatures>) -> Scanner<'a> {
@@ -620,8 +636,16 @@ impl<'a> Scanner<'a> {
     /// `value.attr` where `value` is not being called.
     /// `parser.add_argument("--out-dir", default=...)`: remembers the default of `out_dir`.
     pub(super) fn note_argument_default(&mut self, args: &super::calls::Args<'_>) {
-        let Some(default) = args.keyword("default") else {
-            return;
+        let none = Value {
+            kind: Kind::NoneValue,
+            taint: Taint::NONE,
+        };
+        let default = match args.keyword("default") {
+            Some(default) => default,
+            // An option (`--device`) stored as given is `None` when it is not: what the
+            // program does without arguments, as cordon runs it.
+            None if is_stored_option(args) => &none,
+            None => return,
         };
         let dest = match args.keyword("dest").and_then(Value::exact_text) {
             Some(dest) => dest.to_string(),
@@ -674,12 +698,27 @@ impl<'a> Scanner<'a> {
                 .attribute_of_name(&format!("{name}.{attr}"))
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
+            // An option with no default is `None` without arguments, as cordon runs it.
+            _ if matches!(
+                default,
+                Some(Value {
+                    kind: Kind::NoneValue,
+                    ..
+                })
+            ) =>
+            {
+                default.unwrap_or(Value::UNKNOWN)
+            }
             // `args.dir` of parsed options: its default where the option is not given.
             _ if default.is_some() => either(
                 Value::UNKNOWN,
                 default.unwrap_or(Value::UNKNOWN),
                 Value::unknown(value.taint.data()),
             ),
+            // `"".join`, `sep.format`: the text's method, for when it is called.
+            Kind::Text { .. } if TEXT_METHODS.contains(&attr) => {
+                super::calls::bound_text_method(value, attr)
+            }
             // `libc.unlink`: the function, by name, for when it is called.
             _ if value.taint.has(Taint::LIBC) => super::calls::text_value(self, attr, value.taint),
             _ if value.taint.has(Taint::PATH) && attr == "parent" => {
@@ -773,6 +812,13 @@ impl<'a> Scanner<'a> {
                 let first = Value::unknown(left.deep_taint().data());
                 self.folder
                     .seq([first].into_iter().chain(b.iter().cloned()).collect())
+            }
+            // `b"x" * (1 << 24)`: too long to fold, but known to be big.
+            (BinOp::Mul, Kind::Text { .. }, Kind::Int(n))
+            | (BinOp::Mul, Kind::Int(n), Kind::Text { .. })
+                if *n >= BIG_BYTES =>
+            {
+                Value::unknown(taint.with(Taint::BIG))
             }
             (_, Kind::Int(a), Kind::Int(b)) => {
                 int_op(*a, op, *b).map_or(Value::UNKNOWN, Value::int)
@@ -893,9 +939,17 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
         BinOp::BitXor => Some(a ^ b),
         BinOp::BitAnd => Some(a & b),
         BinOp::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
+        BinOp::LShift => u32::try_from(b)
+            .ok()
+            .filter(|b| *b < 63)
+            .and_then(|b| a.checked_mul(1 << b)),
+        BinOp::RShift => u32::try_from(b).ok().map(|b| a >> b.min(63)),
         _ => None,
     }
 }
+
+/// Methods of text that fold when taken as a value and called later (`map("".join, xs)`).
+const TEXT_METHODS: &[&str] = &["join", "format", "replace", "encode", "decode", "translate"];
 
 /// Longest string a repetition (`"ab" * n`) is folded to.
 const MAX_REPEATED_STR: usize = 4096;

