@@ -178,10 +178,32 @@ pub(super) fn call_value<'a>(
         _ => callee.clone(),
     };
     let api = callee.qualified_name().and_then(catalog::api);
-    match api {
-        Some(api) => apply(s, api, &args, at),
-        None => plain_call(s, &callee, &args, at),
+    match (
+        api,
+        unbound_path_method(&callee),
+        args.positional.split_first(),
+    ) {
+        (Some(api), ..) => apply(s, api, &args, at),
+        // `getattr(Path, "write_bytes")(p, data)`: the method on the path it is given.
+        (None, Some(method), Some((path, rest))) => {
+            let path = path.clone().tainted(Taint::PATH);
+            let method = method.to_string();
+            let args = Args {
+                positional: rest.to_vec(),
+                keywords: args.keywords.clone(),
+            };
+            super::files::path_method(s, &path, &method, &args, at)
+        }
+        _ => plain_call(s, &callee, &args, at),
     }
+}
+
+/// `pathlib.Path.write_text` and the like, taken from the class: the method's name.
+fn unbound_path_method(callee: &Value) -> Option<&str> {
+    let name = callee.qualified_name()?;
+    ["pathlib.Path.", "pathlib.PosixPath."]
+        .iter()
+        .find_map(|class| name.strip_prefix(*class))
 }
 
 /// `object.method(args)` for an object known only as a value.
@@ -347,6 +369,7 @@ pub(super) fn plain_call<'a>(
         if let Some(api) = s.server_api_of(class) {
             apply(s, api, args, at);
         }
+        s.note_finalizer(class, &instance);
         return instance;
     }
     if let Kind::Instance(class, _) = callee.kind {
@@ -384,7 +407,7 @@ pub(super) fn plain_call<'a>(
         (
             Some(
                 "builtins.str" | "builtins.bytes" | "builtins.bytearray" | "io.BytesIO"
-                | "io.StringIO",
+                | "io.StringIO" | "shlex.quote",
             ),
             Some(first),
         ) => first.clone(),
@@ -741,6 +764,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::SocketNew => {
             network(s, at);
+            // `socket(AF_PACKET, ...)`, `socket(AF_INET, SOCK_RAW, ...)`.
+            let family = args.get(0, "family").and_then(Value::as_int);
+            let kind = args.get(1, "type").and_then(Value::as_int);
+            if family == Some(17) || kind == Some(3) {
+                hit(s, rules::RAW_SOCKET, at, Confidence::High);
+            }
             Value::unknown(Taint::SOCKET)
         }
         Api::SocketConnect => {
@@ -990,7 +1019,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 .get(0, "fd")
                 .filter(|fd| fd.taint.has(Taint::FILE_WRITE))
             {
-                super::files::written(s, fd, args.data_taint());
+                super::files::written(s, fd, args.data_taint(), at);
             }
             Value::UNKNOWN
         }
@@ -1046,6 +1075,19 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::UNKNOWN
         }
         Api::QueueNew => Value::unknown(Taint::QUEUE),
+        Api::Keylogger => {
+            hit(s, rules::KEYLOGGER, at, Confidence::High);
+            Value::UNKNOWN
+        }
+        Api::DumpTo => {
+            let data = args
+                .get(0, "obj")
+                .map_or(Taint::NONE, |d| d.deep_taint().data());
+            if let Some(file) = args.get(1, "fp").filter(|f| f.taint.has(Taint::FILE_WRITE)) {
+                super::files::written(s, file, data, at);
+            }
+            Value::UNKNOWN
+        }
         Api::ProcessList => Value::unknown(Taint::FOREIGN_PROCESS),
         Api::ProcessHandle => match args.get(0, "pid") {
             Some(pid) if !pid.taint.has(Taint::OWN_PID) => Value::unknown(Taint::FOREIGN_PROCESS),
@@ -1246,10 +1288,13 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
     // `DB_PASS`, `SMTP_PWD`, `SENTRY_DSN`, `DATABASE_URL` (which holds the password):
     // endings that name a credential. (`_KEY` alone does not: `SORT_KEY`, an S3 key.)
     const ENDINGS: &[&str] = &["_PASS", "_PWD", "_PIN", "_DSN", "DATABASE_URL"];
+    // `AWS_SHARED_CREDENTIALS_FILE`, `GNUPG_HOME`: where credentials are, not one.
+    const LOCATIONS: &[&str] = &["_FILE", "_PATH", "_DIR", "_HOME", "_LOCATION"];
     match name {
         Some(name)
-            if MARKERS.iter().any(|m| name.contains(m))
-                || ENDINGS.iter().any(|e| name.ends_with(e)) =>
+            if (MARKERS.iter().any(|m| name.contains(m))
+                || ENDINGS.iter().any(|e| name.ends_with(e)))
+                && !LOCATIONS.iter().any(|l| name.ends_with(l)) =>
         {
             Value::unknown(Taint::CREDENTIAL.with(Taint::EXTERNAL))
         }

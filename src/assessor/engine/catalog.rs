@@ -149,6 +149,10 @@ pub enum Api {
     },
     /// A queue between threads or processes (`queue.Queue()`, `multiprocessing.Queue()`).
     QueueNew,
+    /// Hooks the keyboard (`pynput.keyboard.Listener`, `keyboard.hook`).
+    Keylogger,
+    /// `json.dump(obj, file)` and the like: the object's data written to the open file.
+    DumpTo,
 }
 
 /// The name a module is known by here: platform aliases collapse onto their portable name.
@@ -447,6 +451,17 @@ pub fn api(name: &str) -> Option<Api> {
         | "asyncio.LifoQueue"
         | "asyncio.PriorityQueue" => QueueNew,
         "shutil.which" => PathSame,
+        "pynput.keyboard.Listener"
+        | "pynput.keyboard.Events"
+        | "keyboard.hook"
+        | "keyboard.on_press"
+        | "keyboard.on_release"
+        | "keyboard.record"
+        | "keyboard.read_key"
+        | "keyboard.read_event"
+        | "evdev.InputDevice"
+        | "evdev.list_devices" => Keylogger,
+        "json.dump" | "yaml.dump" | "yaml.safe_dump" | "toml.dump" | "marshal.dump" => DumpTo,
         _ => return None,
     })
 }
@@ -472,6 +487,8 @@ pub fn constant(name: &str) -> Option<i64> {
         "signal.SIGKILL" => 9,
         "signal.SIGTERM" => 15,
         "signal.SIGSTOP" => 19,
+        "socket.SOCK_RAW" => 3,
+        "socket.AF_PACKET" => 17,
         "os.O_RDONLY" => 0,
         "os.O_WRONLY" => 0o1,
         "os.O_RDWR" => 0o2,
@@ -489,6 +506,12 @@ pub fn text_constant(name: &str) -> Option<&'static str> {
         // Where `.pth` files and `sitecustomize` go; the exact directory varies.
         "site.USER_SITE" => Some("~/.local/lib/\u{FFFD}/site-packages"),
         "sys.executable" => Some("python3"),
+        "string.ascii_letters" => Some("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        "string.ascii_lowercase" => Some("abcdefghijklmnopqrstuvwxyz"),
+        "string.ascii_uppercase" => Some("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        "string.digits" => Some("0123456789"),
+        "string.hexdigits" => Some("0123456789abcdefABCDEF"),
+        "string.octdigits" => Some("01234567"),
         _ => None,
     }
 }

@@ -392,3 +392,51 @@ impl<'a> Scanner<'a> {
         Value::bounded_dict(pairs)
     }
 }
+/// Most instances whose `__del__` is run at the end of the program.
+const MAX_FINALIZERS: usize = 8;
+
+impl<'a> Scanner<'a> {
+    /// `with value as name:` enters `value`: an instance of the program's class runs its
+    /// `__enter__`, whose result is what `name` is bound to; anything else is itself.
+    pub(super) fn enter_context(&mut self, value: &Value) -> Value {
+        let Kind::Instance(class, _) = value.kind else {
+            return value.clone();
+        };
+        match self.method_of(class, "__enter__") {
+            Some(enter) => self.call_function(enter, std::slice::from_ref(value), &[]),
+            None => value.clone(),
+        }
+    }
+
+    /// The `with` block around `value` ends: its class's `__exit__` runs.
+    pub(super) fn exit_context(&mut self, value: &Value) {
+        if let Kind::Instance(class, _) = value.kind {
+            if let Some(exit) = self.method_of(class, "__exit__") {
+                let none = Value {
+                    kind: Kind::NoneValue,
+                    taint: super::value::Taint::NONE,
+                };
+                let arguments = [value.clone(), none.clone(), none.clone(), none];
+                self.call_function(exit, &arguments, &[]);
+            }
+        }
+    }
+
+    /// An instance of `class` was made: when the class has `__del__`, it runs as the
+    /// instance goes away, at the latest as the program ends.
+    pub(super) fn note_finalizer(&mut self, class: u32, instance: &Value) {
+        if self.finalizers.len() < MAX_FINALIZERS {
+            if let Some(finalizer) = self.method_of(class, "__del__") {
+                self.finalizers.push((finalizer, instance.clone()));
+            }
+        }
+    }
+
+    /// The program ends: the `__del__` of each instance noted runs, with the attributes
+    /// the program gave it by then.
+    pub(super) fn run_finalizers(&mut self) {
+        for (finalizer, instance) in std::mem::take(&mut self.finalizers) {
+            self.call_function(finalizer, std::slice::from_ref(&instance), &[]);
+        }
+    }
+}

@@ -68,7 +68,7 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
         s.caps.forget_pickled(text);
     }
     let path = normalize(text);
-    let checks: [(bool, &'static Rule); 6] = [
+    let checks: [(bool, &'static Rule); 7] = [
         (
             access == Access::Read && path.is_secret(),
             rules::SECRET_READ,
@@ -90,6 +90,10 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
             rules::DESTRUCTIVE,
         ),
         (path.is_escape(), rules::CONTAINER_ESCAPE),
+        (
+            access == Access::Read && path.is_input_device(),
+            rules::KEYLOGGER,
+        ),
     ];
     for (fired, rule) in checks {
         if fired {
@@ -104,7 +108,12 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
 /// `data` is written into `file` (an open file, or a path): what was pickled there is no
 /// longer only the program's pickle, and fetched or decoded bytes make it a payload file.
 /// A file without a known path (a temporary file) is one all the same.
-pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint) {
+/// `data` was written to `file` at `at`. Secrets saved to a file (the environment's
+/// tokens, keys read elsewhere) are secrets taken out of where they are kept.
+pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint, at: u32) {
+    if data.has(Taint::SECRET.with(Taint::CREDENTIAL)) {
+        hit(s, rules::SECRET_READ, at, Confidence::Medium);
+    }
     let path = file.text().unwrap_or(UNKNOWN_PART_STR);
     s.caps.forget_pickled(path);
     s.caps.note_foreign_write(path);
@@ -152,6 +161,18 @@ pub(super) fn join_paths(s: &mut Scanner<'_>, parts: &[Value], taint: Taint) -> 
     s.folder.join(pieces, taint.with(data))
 }
 
+/// A file's contents replaced (`write_bytes`): destroyed when it is one of the files
+/// found below home or the system's trees, or a system file `emptied`.
+fn overwrite(s: &mut Scanner<'_>, path: &Value, emptied: bool, at: u32) {
+    let Some(text) = path.text().filter(|t| t.len() <= MAX_PATH_BYTES) else {
+        return;
+    };
+    let path = normalize(text);
+    if path.is_overwrite_target() || emptied && path.is_protected() {
+        hit(s, rules::DESTRUCTIVE, at, Confidence::High);
+    }
+}
+
 pub(super) fn path_method(
     s: &mut Scanner<'_>,
     object: &Value,
@@ -160,9 +181,16 @@ pub(super) fn path_method(
     at: u32,
 ) -> Value {
     match method {
-        "write_text" | "write_bytes" | "touch" | "mkdir" | "symlink_to" | "hardlink_to" => {
+        "write_text" | "write_bytes" => {
             file_access(s, object, Access::Write, at);
-            written(s, object, args.data_taint());
+            let emptied = args.get(0, "data").and_then(Value::exact_text) == Some("");
+            overwrite(s, object, emptied, at);
+            written(s, object, args.data_taint(), at);
+            Value::UNKNOWN
+        }
+        "touch" | "mkdir" | "symlink_to" | "hardlink_to" => {
+            file_access(s, object, Access::Write, at);
+            written(s, object, args.data_taint(), at);
             Value::UNKNOWN
         }
         "read_text" | "read_bytes" => {

@@ -40,7 +40,7 @@ pub(super) fn method_call(
         }
     }
     if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
-        written(s, object, args.data_taint());
+        written(s, object, args.data_taint(), at);
         return Value::UNKNOWN;
     }
     if matches!(method, "write" | "add") && !taint.has(Taint::FILE_WRITE) {
@@ -139,10 +139,19 @@ pub(super) fn method_call(
         return int_to_bytes(s, n, args);
     }
     if matches!(method, "read" | "read_file") {
-        // `configparser.read(path)`: a reader of files given by path.
-        if let Some(path) = args.positional.first().filter(|p| p.text().is_some()) {
-            let read = open_file(s, path, None, at);
-            return Value::unknown(taint.data().with(read.taint.data()));
+        // `configparser.read(path)` (or a list of paths): a reader of files given by path.
+        let paths = match args.positional.first() {
+            Some(first) => first
+                .items()
+                .map_or_else(|| vec![first.clone()], <[Value]>::to_vec),
+            None => Vec::new(),
+        };
+        let mut read_taint = Taint::NONE;
+        for path in paths.iter().filter(|p| p.text().is_some()) {
+            read_taint = read_taint.with(open_file(s, path, None, at).taint.data());
+        }
+        if !paths.is_empty() && paths.iter().all(|p| p.text().is_some()) {
+            return Value::unknown(taint.data().with(read_taint));
         }
     }
     Value::unknown(taint.data().with(args.data_taint()))

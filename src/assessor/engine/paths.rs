@@ -101,13 +101,20 @@ impl NormalPath<'_> {
     pub fn is_destructive_target(&self) -> bool {
         // Home itself, or any number of wholly unknown levels below it: every file there
         // (`for f in home.rglob("*"): f.unlink()`, a walk of home removing what it finds).
-        if let ["~", below @ ..] = self.parts.as_slice() {
-            if below
+        // So is every file found below the user's own documents (`~/Documents/**`).
+        let found = |below: &[&str]| {
+            below
                 .iter()
                 .all(|p| p.chars().all(|c| c == '*' || c == UNKNOWN_PART))
+        };
+        match self.parts.as_slice() {
+            ["~", below @ ..] if found(below) => return !self.absolute,
+            ["~", dir, below @ ..]
+                if USER_DIRS.contains(dir) && !below.is_empty() && found(below) =>
             {
-                return !self.absolute;
+                return !self.absolute
             }
+            _ => {}
         }
         if !self.absolute {
             return false;
@@ -140,15 +147,6 @@ impl NormalPath<'_> {
             |parts: &[&str]| parts.len() >= 2 && parts[parts.len() - 2..].iter().all(unknown);
         let in_system = self.absolute && found(&self.parts) && self.is_destructive_target();
         // The user's own documents (`~/Documents/<?>/<?>`) are theirs as wholly as home.
-        const USER_DIRS: &[&str] = &[
-            "Documents",
-            "Desktop",
-            "Pictures",
-            "Downloads",
-            "Music",
-            "Videos",
-            "Photos",
-        ];
         let in_home = match self.parts.as_slice() {
             ["~", first, below @ ..] => {
                 let below = match USER_DIRS.contains(first) {
@@ -372,8 +370,18 @@ impl NormalPath<'_> {
             || self.starts(&["usr", "lib", "systemd"])
             || self.has_pair("systemd", |f| f == "user")
             || self.has_pair(".config", |f| f == "autostart")
+            || self.hooks_of_found_repositories()
             // macOS: launchd starts every agent and daemon listed there at login or boot.
             || self.has_pair("Library", |f| matches!(f, "LaunchAgents" | "LaunchDaemons"))
+    }
+
+    /// `~/<?>/.git/hooks/post-checkout`: hooks put into repositories found below home (or
+    /// anywhere absolute) run on the user's next checkout or commit in each; a program's
+    /// own repository (`.git/hooks/pre-commit`) is its set-up.
+    fn hooks_of_found_repositories(&self) -> bool {
+        let found = self.parts.iter().any(|p| p.contains(UNKNOWN_PART));
+        let outside = self.absolute || self.parts.first() == Some(&"~");
+        outside && found && self.has_pair(".git", |d| d == "hooks")
     }
 
     /// Files every Python start reads: a `.pth` file or `sitecustomize.py` in
@@ -390,6 +398,12 @@ impl NormalPath<'_> {
                 .parts
                 .iter()
                 .any(|p| matches!(*p, "site-packages" | "dist-packages")))
+    }
+
+    /// `/dev/input/event3`, `/dev/input/by-path/<?>-kbd`: keyboards and other input
+    /// devices, whose events are what is typed.
+    pub fn is_input_device(&self) -> bool {
+        self.starts(&["dev", "input"]) && self.parts.len() > 2
     }
 
     /// Files that only matter for breaking out of a container.
@@ -465,6 +479,17 @@ fn pieces_fit(pieces: &[&str], name: &str) -> bool {
 
 /// Credential files known by their name alone, wherever they are.
 /// Directories that hold little but credentials.
+/// The folders of home where the user keeps their own work (`Downloads` is not: its
+/// files are copies, and clearing it is housekeeping).
+const USER_DIRS: &[&str] = &[
+    "Documents",
+    "Desktop",
+    "Pictures",
+    "Music",
+    "Videos",
+    "Photos",
+];
+
 const CREDENTIAL_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", "gcloud", ".kube"];
 
 const SECRET_FILE_NAMES: &[&str] = &[
@@ -683,6 +708,9 @@ mod tests {
         let u = UNKNOWN_PART;
         assert!(normalize(&format!("~/{u}/{u}")).is_destructive_target());
         assert!(!normalize(&format!("~/Downloads/{u}")).is_destructive_target());
+        // Every file below the user's documents is theirs as much as home itself.
+        assert!(normalize(&format!("~/Documents/{u}/{u}")).is_destructive_target());
+        assert!(!normalize("~/Documents/report.txt").is_destructive_target());
         assert!(!normalize(&format!("~/{u}/{u}.tmp")).is_destructive_target());
     }
 

@@ -98,6 +98,10 @@ rules! {
         "Reading account databases, security configuration, system logs, kernel state or root's files surveys the host (system reconnaissance).";
     HIDDEN_CALL = "CRD209", High, Behavioural, Some("CWE-95"), "Call hidden in evaluated code",
         "A string handed to exec or eval that starts programs, opens connections or imports by name hides that call from anyone reading the program.";
+    KEYLOGGER = "CRD210", High, Privileged, Some("CWE-200"), "Records keystrokes",
+        "Hooking the keyboard or reading input devices (`/dev/input`) captures everything typed, passwords included.";
+    RAW_SOCKET = "CRD211", High, Privileged, Some("CWE-250"), "Opens a raw socket",
+        "Raw and packet sockets craft or capture any traffic on the host's interfaces, which needs privileges a job should not have.";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
         "A shell command assembled from run-time values, or a program named by the environment, the command line or input, can run anything that value contains.";

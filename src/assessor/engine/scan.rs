@@ -66,6 +66,8 @@ pub struct Scanner<'a> {
     argument_defaults: Vec<(String, Value)>,
     /// What the program puts in its queues and the workers that get it.
     pub(super) queues: super::queues::Queues,
+    /// Instances whose class has `__del__`, with that method: run as the program ends.
+    pub(super) finalizers: Vec<(u32, Value)>,
 }
 
 /// Most command-line option defaults remembered.
@@ -169,13 +171,19 @@ impl<'a> Scanner<'a> {
                 self.scan_block(orelse);
             }
             StmtKind::With { items, body } => {
+                let mut contexts = Vec::new();
                 for (context, var) in items {
                     let value = self.eval(context);
+                    let entered = self.enter_context(&value);
                     if let Some(var) = var {
-                        self.bind_target(var, value);
+                        self.bind_target(var, entered);
                     }
+                    contexts.push(value);
                 }
                 self.scan_block(body);
+                for context in contexts.iter().rev() {
+                    self.exit_context(context);
+                }
             }
             StmtKind::Def {
                 name,
@@ -823,6 +831,9 @@ impl<'a> Scanner<'a> {
             (_, Kind::Int(a), Kind::Int(b)) => {
                 int_op(*a, op, *b).map_or(Value::UNKNOWN, Value::int)
             }
+            // `a ^ b` of data known only at run time (`zip(data, cycle(key))`): the
+            // classic cipher, so what it makes is decoded.
+            (BinOp::BitXor, _, _) => Value::unknown(taint.with(Taint::DECODED)),
             // `os.stat(p).st_mode | stat.S_ISUID`: the result has at least the known bits,
             // which is all the mode and flag rules ask.
             (BinOp::BitOr, Kind::Int(bits), Kind::Unknown)
@@ -833,18 +844,10 @@ impl<'a> Scanner<'a> {
 
     fn subscript(&mut self, value: Expr<'a>, index: Expr<'a>) -> Value {
         let container = self.eval(value);
-        if let ExprKind::Slice {
-            lower: None,
-            upper: None,
-            step: Some(step),
-        } = index.kind()
-        {
-            let step = self.eval(step);
-            if let (Some(-1), Some(text)) = (step.as_int(), container.text()) {
-                let reversed: String = text.chars().rev().collect();
-                return self.folder.join([Piece::Known(&reversed)], container.taint);
-            }
-            return Value::unknown(container.deep_taint().data());
+        if let ExprKind::Slice { lower, upper, step } = index.kind() {
+            let mut bound = |e: Option<Expr<'a>>| e.map(|e| self.eval(e).as_int());
+            let (lower, upper, step) = (bound(lower), bound(upper), bound(step));
+            return self.slice(&container, lower, upper, step);
         }
         let key = self.eval(index);
         if let Kind::Dict(_) = container.kind {
@@ -883,6 +886,86 @@ impl<'a> Scanner<'a> {
             _ => Value::unknown(container.deep_taint().data()),
         }
     }
+}
+
+impl Scanner<'_> {
+    /// `container[lower:upper:step]` of known text or a known list, as Python slices; each
+    /// bound is `None` when absent and `Some(None)` when not known. Any text reversed
+    /// (`[::-1]`) reads backwards, its unknown parts too.
+    fn slice(
+        &mut self,
+        container: &Value,
+        lower: Option<Option<i64>>,
+        upper: Option<Option<i64>>,
+        step: Option<Option<i64>>,
+    ) -> Value {
+        let unknown = Value::unknown(container.deep_taint().data());
+        let (Some(lower), Some(upper), Some(step)) = (
+            lower.map_or(Some(None), |b| b.map(Some)),
+            upper.map_or(Some(None), |b| b.map(Some)),
+            step.map_or(Some(1), |b| b),
+        ) else {
+            return unknown;
+        };
+        if let (Kind::Text { text, .. }, None, None, -1) = (&container.kind, lower, upper, step) {
+            let reversed: String = text.chars().rev().collect();
+            return self.folder.join([Piece::Known(&reversed)], container.taint);
+        }
+        match (&container.kind, container.exact_text()) {
+            (Kind::Text { .. }, Some(text)) => {
+                let chars: Vec<char> = text.chars().collect();
+                match slice_indices(chars.len(), lower, upper, step) {
+                    Some(picked) => {
+                        let sliced: String = picked.into_iter().map(|i| chars[i]).collect();
+                        self.folder.join([Piece::Known(&sliced)], container.taint)
+                    }
+                    None => unknown,
+                }
+            }
+            (Kind::Seq(items), _) => match slice_indices(items.len(), lower, upper, step) {
+                Some(picked) => self
+                    .folder
+                    .seq(picked.into_iter().map(|i| items[i].clone()).collect()),
+                None => unknown,
+            },
+            _ => unknown,
+        }
+    }
+}
+
+/// The indices `[lower:upper:step]` picks from a sequence of `len` items, as Python
+/// computes them (negative bounds count from the end, out-of-range ones are clamped).
+fn slice_indices(
+    len: usize,
+    lower: Option<i64>,
+    upper: Option<i64>,
+    step: i64,
+) -> Option<Vec<usize>> {
+    let len = i64::try_from(len).ok()?;
+    if step == 0 {
+        return None;
+    }
+    let clamp = |bound: i64, low: i64, high: i64| {
+        let bound = if bound < 0 { bound + len } else { bound };
+        bound.clamp(low, high)
+    };
+    let (start, stop) = match step > 0 {
+        true => (
+            lower.map_or(0, |b| clamp(b, 0, len)),
+            upper.map_or(len, |b| clamp(b, 0, len)),
+        ),
+        false => (
+            lower.map_or(len - 1, |b| clamp(b, -1, len - 1)),
+            upper.map_or(-1, |b| clamp(b, -1, len - 1)),
+        ),
+    };
+    let mut picked = Vec::new();
+    let mut at = start;
+    while (step > 0 && at < stop) || (step < 0 && at > stop) {
+        picked.push(usize::try_from(at).ok()?);
+        at += step;
+    }
+    Some(picked)
 }
 
 /// `body if test else orelse`: the branch a constant test picks; otherwise the branch

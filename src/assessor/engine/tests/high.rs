@@ -217,3 +217,61 @@ fn another_users_home_named_with_a_tilde_is_theirs() {
         "import os\nopen(os.path.expanduser('~/notes.txt'), 'w').write('x')\n",
     );
 }
+
+#[test]
+fn keyboards_hooked_or_read_record_keystrokes() {
+    // A keyboard hook or an input device read captures what is typed.
+    fires(
+        "CRD210",
+        "from pynput import keyboard\n\ndef on_press(key):\n    open('keys.txt', 'a').write(str(key))\n\nwith keyboard.Listener(on_press=on_press) as l:\n    l.join()\n",
+    );
+    fires(
+        "CRD210",
+        "import glob\nfor dev in glob.glob('/dev/input/event*'):\n    print(open(dev, 'rb').read(24))\n",
+    );
+}
+
+#[test]
+fn raw_and_packet_sockets_are_privileged() {
+    // SOCK_RAW and AF_PACKET sockets see or forge any traffic.
+    fires(
+        "CRD211",
+        "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)\n",
+    );
+    fires(
+        "CRD211",
+        "import socket\nsniffer = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 3)\n",
+    );
+    silent(
+        "CRD211",
+        "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n",
+    );
+}
+
+#[test]
+fn secrets_saved_to_a_local_file() {
+    // The environment's tokens, picked by name and written out, are secrets taken out.
+    fires(
+        "CRD205",
+        "import json, os, re\nkeep = re.compile('TOKEN|SECRET|KEY')\nsnap = {k: v for k, v in os.environ.items() if keep.search(k)}\nwith open('snapshot.json', 'w') as out:\n    json.dump(snap, out)\n",
+    );
+    // Ordinary settings from the environment are not.
+    silent(
+        "CRD205",
+        "import json, os\nwith open('settings.json', 'w') as out:\n    json.dump({'home': os.environ.get('HOME'), 'lang': os.getenv('LANG')}, out)\n",
+    );
+}
+
+#[test]
+fn credential_files_read_through_configparser_lists_and_location_variables() {
+    // `cp.read([...])` reads each file; `AWS_SHARED_CREDENTIALS_FILE` names where the
+    // credentials are, so its default is the path read.
+    fires(
+        "CRD205",
+        "import configparser, os\ncp = configparser.ConfigParser()\ncp.read([os.path.expanduser('~/.aws/config'), os.path.expanduser('~/.aws/credentials')])\n",
+    );
+    fires(
+        "CRD205",
+        "import configparser, os\ncp = configparser.ConfigParser()\ncp.read(os.environ.get('AWS_SHARED_CREDENTIALS_FILE', os.path.expanduser('~/.aws/credentials')))\n",
+    );
+}
