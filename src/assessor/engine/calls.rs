@@ -15,7 +15,7 @@ use super::parser::{Call, ExprKind};
 use super::process_calls::{exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::{either, Scanner};
-use super::value::{Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART};
+use super::value::{Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART, UNKNOWN_PART_STR};
 
 /// Evaluated arguments of one call.
 pub(super) struct Args<'a> {
@@ -246,8 +246,9 @@ pub(super) fn bound_text_method(text: &Value, method: &str) -> Value {
 /// Whether a value can be called for an effect the rules see.
 pub(super) fn is_callable(value: &Value) -> bool {
     match &value.kind {
-        Kind::Function(_) | Kind::Partial(_) | Kind::Class(_) => true,
-        Kind::Name(name) => catalog::api(name).is_some(),
+        // An instance is called through its `__call__`, when its class has one.
+        Kind::Function(_) | Kind::Partial(_) | Kind::Class(_) | Kind::Instance(..) => true,
+        Kind::Name(name) => catalog::api(name).is_some() || unbound_path_method(value).is_some(),
         _ => false,
     }
 }
@@ -404,6 +405,13 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.bytes" | "builtins.bytearray"), Some(first)) if first.items().is_some() => {
             bytes_of_ints(s, first)
         }
+        // `bytes(a ^ b for a, b in zip(data, cycle(key)))`: bytes made of numbers computed
+        // at run time, the way ciphers hide a payload.
+        (Some("builtins.bytes" | "builtins.bytearray"), Some(first))
+            if matches!(first.kind, Kind::Unknown) =>
+        {
+            Value::unknown(first.deep_taint().data().with(Taint::DECODED))
+        }
         (
             Some(
                 "builtins.str" | "builtins.bytes" | "builtins.bytearray" | "io.BytesIO"
@@ -494,6 +502,10 @@ pub(super) fn plain_call<'a>(
             }
         }
         (Some("builtins.map"), Some(function)) => map_call(s, function, args.positional.get(1)),
+        // `type(p).write_text(p, ...)`: a path's class is `Path`.
+        (Some("builtins.type"), Some(first)) if first.taint.has(Taint::PATH) => {
+            Value::name("pathlib.Path")
+        }
         (Some("builtins.ord"), Some(first)) => match first.exact_text().map(str::chars) {
             Some(mut chars) => match (chars.next(), chars.next()) {
                 (Some(c), None) => Value::int(c as i64),
@@ -762,12 +774,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             Value::unknown(Taint::NETWORK)
         }
-        Api::SocketNew => {
+        Api::SocketNew { first_arg } => {
             network(s, at);
-            // `socket(AF_PACKET, ...)`, `socket(AF_INET, SOCK_RAW, ...)`.
-            let family = args.get(0, "family").and_then(Value::as_int);
-            let kind = args.get(1, "type").and_then(Value::as_int);
-            if family == Some(17) || kind == Some(3) {
+            // `socket(AF_PACKET, ...)`, `socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK, ...)`;
+            // `fromfd(fd, family, type)` takes them one place later.
+            let family = args.get(first_arg, "family").and_then(Value::as_int);
+            let kind = args.get(first_arg + 1, "type").and_then(Value::as_int);
+            if family == Some(17) || kind.is_some_and(|k| k & 0xf == 3) {
                 hit(s, rules::RAW_SOCKET, at, Confidence::High);
             }
             Value::unknown(Taint::SOCKET)
@@ -1079,6 +1092,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             hit(s, rules::KEYLOGGER, at, Confidence::High);
             Value::UNKNOWN
         }
+        Api::RawPackets => {
+            network(s, at);
+            hit(s, rules::RAW_SOCKET, at, Confidence::High);
+            Value::UNKNOWN
+        }
         Api::DumpTo => {
             let data = args
                 .get(0, "obj")
@@ -1103,7 +1121,8 @@ const O_WRITE_FLAGS: i64 = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000;
 /// `os.listdir(d)` yields bare names.
 fn listing(s: &mut Scanner<'_>, pattern: Option<&Value>, names_only: bool) -> Value {
     if names_only {
-        return Value::UNKNOWN;
+        // Bare names, each only known at run time.
+        return text_value(s, UNKNOWN_PART_STR, Taint::LISTING);
     }
     match pattern.and_then(Value::text) {
         Some(text) => {
@@ -1121,7 +1140,9 @@ fn walk(s: &mut Scanner<'_>, top: Option<&Value>) -> Value {
     };
     let below = format!("{}/{UNKNOWN_PART}", top.trim_end_matches('/'));
     let dirpath = text_value(s, &below, Taint::NONE);
-    let triple = s.folder.seq(vec![dirpath, Value::UNKNOWN, Value::UNKNOWN]);
+    // The directory and file names found there: bare names, each only known at run time.
+    let names = text_value(s, UNKNOWN_PART_STR, Taint::LISTING);
+    let triple = s.folder.seq(vec![dirpath, names.clone(), names]);
     s.folder.seq(vec![triple])
 }
 
@@ -1410,6 +1431,8 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         (Some(attr), Some(_)) => s.attribute(&object, attr),
         // `getattr(libc, "kill")`: the function, by name, for when it is called.
         (Some(attr), None) if object.taint.has(Taint::LIBC) => text_value(s, attr, object.taint),
+        // `getattr(path, "write_text")`: the path's method, for when it is called.
+        (Some(attr), None) if object.taint.has(Taint::PATH) => bound_text_method(&object, attr),
         (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
             hit(s, rules::DYNAMIC_IMPORT, at, Confidence::Medium);
             Value::UNKNOWN

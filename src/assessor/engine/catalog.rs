@@ -50,7 +50,12 @@ pub enum Api {
     Fetch,
     /// `urlretrieve(url, filename)`: saves network data to a file.
     Download,
-    SocketNew,
+    /// A new socket; its family and type are arguments `first_arg` and the next.
+    SocketNew {
+        first_arg: usize,
+    },
+    /// Sends or captures raw packets (`scapy.all.sniff`).
+    RawPackets,
     /// Opens a connected socket in one call.
     SocketConnect,
     /// Other network clients (HTTP, FTP, SMTP, ...).
@@ -267,7 +272,16 @@ pub fn api(name: &str) -> Option<Api> {
         | "urllib3.PoolManager"
         | "urllib3.request" => Fetch,
         "urllib.request.urlretrieve" | "urllib.urlretrieve" | "wget.download" => Download,
-        "socket.socket" | "socket.socketpair" | "socket.fromfd" => SocketNew,
+        "socket.socket" | "socket.socketpair" => SocketNew { first_arg: 0 },
+        "socket.fromfd" => SocketNew { first_arg: 1 },
+        "scapy.all.sniff"
+        | "scapy.sendrecv.sniff"
+        | "scapy.all.sendp"
+        | "scapy.all.srp"
+        | "scapy.all.sr"
+        | "scapy.all.sr1"
+        | "scapy.all.send"
+        | "scapy.all.AsyncSniffer" => RawPackets,
         "socket.create_connection" | "asyncio.open_connection" => SocketConnect,
         "socket.gethostbyname"
         | "socket.gethostbyname_ex"
@@ -401,8 +415,11 @@ pub fn api(name: &str) -> Option<Api> {
         "os.setns" | "os.unshare" | "os.chroot" => EscapeProbe,
         "docker.from_env"
         | "docker.DockerClient"
+        | "docker.DockerClient.from_env"
         | "docker.APIClient"
-        | "docker.client.from_env" => EscapeProbe,
+        | "docker.client.from_env"
+        | "docker.client.DockerClient"
+        | "docker.api.APIClient" => EscapeProbe,
         "os.kill" | "os.killpg" => Kill,
         "os.getpid" | "os.getpgrp" => GetPid,
         "ctypes.CDLL"
@@ -456,6 +473,10 @@ pub fn api(name: &str) -> Option<Api> {
         | "keyboard.hook"
         | "keyboard.on_press"
         | "keyboard.on_release"
+        | "keyboard.on_press_key"
+        | "keyboard.on_release_key"
+        | "keyboard.hook_key"
+        | "keyboard.start_recording"
         | "keyboard.record"
         | "keyboard.read_key"
         | "keyboard.read_event"
@@ -487,8 +508,10 @@ pub fn constant(name: &str) -> Option<i64> {
         "signal.SIGKILL" => 9,
         "signal.SIGTERM" => 15,
         "signal.SIGSTOP" => 19,
-        "socket.SOCK_RAW" => 3,
-        "socket.AF_PACKET" => 17,
+        "socket.SOCK_RAW" | "socket.SocketKind.SOCK_RAW" => 3,
+        "socket.AF_PACKET" | "socket.PF_PACKET" | "socket.AddressFamily.AF_PACKET" => 17,
+        "socket.SOCK_NONBLOCK" => 0o4000,
+        "socket.SOCK_CLOEXEC" => 0o2000000,
         "os.O_RDONLY" => 0,
         "os.O_WRONLY" => 0o1,
         "os.O_RDWR" => 0o2,

@@ -108,10 +108,11 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
 /// `data` is written into `file` (an open file, or a path): what was pickled there is no
 /// longer only the program's pickle, and fetched or decoded bytes make it a payload file.
 /// A file without a known path (a temporary file) is one all the same.
-/// `data` was written to `file` at `at`. Secrets saved to a file (the environment's
-/// tokens, keys read elsewhere) are secrets taken out of where they are kept.
+/// `data` was written to `file` at `at`. The environment's variables saved to a file are
+/// its secrets taken out of where they are kept (credential files are HIGH when read; what
+/// a client made with one credential returns is not that credential).
 pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint, at: u32) {
-    if data.has(Taint::SECRET.with(Taint::CREDENTIAL)) {
+    if data.has(Taint::ENVIRONMENT) {
         hit(s, rules::SECRET_READ, at, Confidence::Medium);
     }
     let path = file.text().unwrap_or(UNKNOWN_PART_STR);

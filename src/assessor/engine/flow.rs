@@ -9,9 +9,9 @@
 use super::input_limits::{
     MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES,
 };
-use super::parser::{Block, Clause, Expr, Param, ParamKind};
+use super::parser::{Block, Clause, Expr, ExprKind, Param, ParamKind};
 use super::scan::{Scanner, Scope};
-use super::value::{Kind, Taint, Value};
+use super::value::{Kind, Taint, Value, UNKNOWN_PART};
 
 /// A function or lambda of the program, as the scanner keeps it for later calls.
 #[derive(Clone)]
@@ -34,7 +34,7 @@ enum Body<'a> {
 }
 
 impl<'a> Scanner<'a> {
-    fn has_budget(&self) -> bool {
+    pub(super) fn has_budget(&self) -> bool {
         self.work < WORK_BUDGET_NODES
     }
 
@@ -129,6 +129,7 @@ impl<'a> Scanner<'a> {
                     self.bind_target(clause.target, item);
                     for condition in clause.conditions.iter() {
                         self.eval(condition);
+                        self.narrow(condition);
                     }
                     results.push(self.eval(element));
                 }
@@ -138,10 +139,77 @@ impl<'a> Scanner<'a> {
                 self.bind_target(clause.target, iter.element());
                 for condition in clause.conditions.iter() {
                     self.eval(condition);
+                    self.narrow(condition);
                 }
                 let value = self.eval(element);
                 collection_of(value)
             }
+        }
+    }
+
+    /// What a name found at run time is, where a test on it holds: `f.startswith(".env")`
+    /// makes a wholly unknown file name `.env<?>`, `f.endswith(".pem")` makes it `<?>.pem`.
+    /// `None` when the test narrows nothing; else the name, its value before and within.
+    pub(super) fn narrow(&mut self, test: Expr<'a>) -> Option<(&'a str, Value, Value)> {
+        // `a and b`: both hold inside, so the first that narrows does.
+        if let ExprKind::BoolOp { values, or: false } = test.kind() {
+            return values.iter().find_map(|value| self.narrow(value));
+        }
+        let (name, narrowed_file) = match test.name_equals_text() {
+            Some((name, None | Some("name"), text)) => (name, text.to_string()),
+            Some((name, Some("suffix"), text)) => (name, format!("{UNKNOWN_PART}{text}")),
+            Some((name, Some("stem"), text)) => (name, format!("{text}{UNKNOWN_PART}")),
+            Some(_) => return None,
+            None => self.narrowed_by_affix(test)?,
+        };
+        let before = self.lookup(name);
+        let text = before.text()?;
+        let (dir, file) = match text.rsplit_once('/') {
+            Some((dir, file)) => (Some(dir), file),
+            None => (None, text),
+        };
+        let found = !file.is_empty() && file.chars().all(|c| c == UNKNOWN_PART);
+        if !found || narrowed_file.contains('/') {
+            return None;
+        }
+        let file = narrowed_file;
+        let narrowed = match dir {
+            Some(dir) => format!("{dir}/{file}"),
+            None => file,
+        };
+        let within =
+            super::calls::text_value(self, &narrowed, before.taint.without(Taint::LISTING));
+        self.rebind(name, within.clone());
+        Some((name, before, within))
+    }
+
+    /// `name.startswith(".env")` or `name.endswith(".pem")`: the name, and what a wholly
+    /// unknown file name is where the test holds (`.env<?>`, `<?>.pem`).
+    fn narrowed_by_affix(&mut self, test: Expr<'a>) -> Option<(&'a str, String)> {
+        let ExprKind::Call(call) = test.kind() else {
+            return None;
+        };
+        let ExprKind::Attribute { value, attr } = call.func().kind() else {
+            return None;
+        };
+        // `name.endswith(...)`, or `path.name.endswith(...)` of a path.
+        let name = match value.kind() {
+            ExprKind::Name(name) => name,
+            ExprKind::Attribute {
+                value,
+                attr: "name",
+            } => match value.kind() {
+                ExprKind::Name(name) => name,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let affix = call.args().iter().next().map(|a| self.eval(a))?;
+        let affix = affix.exact_text()?;
+        match attr {
+            "startswith" => Some((name, format!("{affix}{UNKNOWN_PART}"))),
+            "endswith" => Some((name, format!("{UNKNOWN_PART}{affix}"))),
+            _ => None,
         }
     }
 
@@ -153,6 +221,7 @@ impl<'a> Scanner<'a> {
             self.bind_target(clause.target, iter.element());
             for condition in clause.conditions.iter() {
                 self.eval(condition);
+                self.narrow(condition);
             }
         }
         let value = self.eval(element);

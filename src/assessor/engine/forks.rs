@@ -299,6 +299,13 @@ impl<'a> Scanner<'a> {
         if let (Some(at), true, false) = (frame.grows, forever, frame.bounded) {
             self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
+        if forever && !frame.exits {
+            // Nothing after a loop that never ends runs: a forked copy that enters one
+            // (a worker's accept loop) never goes back to forking.
+            if let Some(outer) = self.forks.loops.last_mut() {
+                outer.child_ends = true;
+            }
+        }
         if forever && !frame.bounded {
             return;
         }
@@ -400,6 +407,7 @@ impl<'a> Scanner<'a> {
             "accept",
             "recv",
             "recvfrom",
+            "recv_into",
             "sleep",
             "get",
             "wait",
@@ -421,8 +429,8 @@ impl<'a> Scanner<'a> {
         // The process ends or becomes another program: a forked child that does this
         // does not go on looping (the parent may).
         const ENDS: &[&str] = &[
-            "_exit", "exit", "abort", "execv", "execve", "execvp", "execvpe", "execl", "execle",
-            "execlp", "execlpe",
+            "_exit", "exit", "quit", "abort", "execv", "execve", "execvp", "execvpe", "execl",
+            "execle", "execlp", "execlpe",
         ];
         // `os.path.join` builds a path; it is no thread's `join`.
         let builds_text = matches!(name, "os.path.join" | "shlex.join");

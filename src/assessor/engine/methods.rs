@@ -23,13 +23,23 @@ pub(super) fn method_call(
     at: u32,
 ) -> Value {
     let taint = object.taint;
-    if matches!(method, "append" | "extend" | "write" | "writelines")
-        && args.data_taint().has(Taint::BIG)
-    {
+    // Lists grow by what is added; files by what is written (streams and sockets do not
+    // keep what passes through them).
+    let grows = matches!(method, "append" | "extend")
+        || matches!(method, "write" | "writelines") && taint.has(Taint::FILE_WRITE);
+    if grows && args.data_taint().has(Taint::BIG) {
         s.note_growth(at);
     }
-    if method == "add_argument" && taint.has(Taint::EXTERNAL) {
-        s.note_argument_default(args);
+    if taint.has(Taint::EXTERNAL) {
+        match method {
+            "add_argument" => s.note_argument_default(args),
+            "set_defaults" => s.note_parser_defaults(args),
+            // `parse_args(["--cmd", ...])`: the options are those given, not absent.
+            "parse_args" | "parse_known_args" if !args.positional.is_empty() => {
+                s.note_arguments_given()
+            }
+            _ => {}
+        }
     }
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);

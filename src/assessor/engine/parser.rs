@@ -259,6 +259,15 @@ impl<'a> Stmt<'a> {
         matches!(self.0, ast::Stmt::If(_))
     }
 
+    /// The test of an `if` that has no `elif` or `else`: its body runs only where the
+    /// test holds.
+    pub fn lone_if_test(self) -> Option<Expr<'a>> {
+        match self.0 {
+            ast::Stmt::If(stmt) if stmt.elif_else_clauses.is_empty() => Some(Expr(&stmt.test)),
+            _ => None,
+        }
+    }
+
     /// `match`: its cases run on conditions, like the branches of an `if`.
     pub fn is_other_branch(self) -> bool {
         matches!(self.0, ast::Stmt::Match(_))
@@ -618,6 +627,27 @@ fn clauses(generators: &[ast::Comprehension]) -> Vec<Clause<'_>> {
 }
 
 impl<'a> Expr<'a> {
+    /// `name == "text"` or `name.attr == "text"` (`p.suffix == ".log"`): the name, the
+    /// attribute and the text it is compared with.
+    pub fn name_equals_text(self) -> Option<(&'a str, Option<&'a str>, &'a str)> {
+        let ast::Expr::Compare(test) = self.0 else {
+            return None;
+        };
+        let ([ast::CmpOp::Eq], [ast::Expr::StringLiteral(text)]) = (&*test.ops, &*test.comparators)
+        else {
+            return None;
+        };
+        let text = text.value.to_str();
+        match &*test.left {
+            ast::Expr::Name(name) => Some((name.id.as_str(), None, text)),
+            ast::Expr::Attribute(a) => match &*a.value {
+                ast::Expr::Name(name) => Some((name.id.as_str(), Some(a.attr.as_str()), text)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn start(self) -> u32 {
         self.0.start().to_u32()
     }

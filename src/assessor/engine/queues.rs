@@ -5,17 +5,20 @@
 //! `methods` for `put` and `get`, and from `pipeline` once the whole program is walked).
 
 use super::scan::{either, Scanner};
-use super::value::{Taint, Value};
+use super::value::Value;
 
-/// Most values remembered as put in queues, and started workers given a queue.
-const MAX_QUEUED: usize = 8;
+/// Most values remembered as put in queues.
+const MAX_QUEUED: usize = 16;
+
+/// Most started workers walked again.
+const MAX_CONSUMERS: usize = 8;
 
 /// What the program put in its queues, and the workers to walk again once it has.
 #[derive(Default)]
 pub(super) struct Queues {
     /// Values put in any of the program's queues, the first few.
     items: Vec<Value>,
-    /// Workers started with a queue among their arguments: (target, arguments, where).
+    /// Workers started, the first few: (target, arguments, where).
     consumers: Vec<(Value, Vec<Value>, u32)>,
     /// The consumers are being walked again (they are not remembered twice).
     replaying: bool,
@@ -48,11 +51,11 @@ impl<'a> Scanner<'a> {
         items.fold(first, |picked, item| either(Value::UNKNOWN, picked, item))
     }
 
-    /// A thread or process was started on `target` with `positional`: when a queue is
-    /// among them, it is walked again once the program has put its items in.
+    /// A thread or process was started on `target` with `positional`: it may get from a
+    /// queue (given, global or its instance's), so it is walked again once the program
+    /// has put items in one.
     pub(super) fn note_queue_consumer(&mut self, target: &Value, positional: &[Value], at: u32) {
-        let takes_queue = positional.iter().any(|v| v.taint.has(Taint::QUEUE));
-        if takes_queue && !self.queues.replaying && self.queues.consumers.len() < MAX_QUEUED {
+        if !self.queues.replaying && self.queues.consumers.len() < MAX_CONSUMERS {
             self.queues
                 .consumers
                 .push((target.clone(), positional.to_vec(), at));

@@ -64,6 +64,8 @@ pub struct Scanner<'a> {
     /// Command-line options' defaults by destination (`add_argument("--dir",
     /// default=...)`): what `args.dir` is when the option is not given.
     argument_defaults: Vec<(String, Value)>,
+    /// `parse_args(argv)` was given a command line by the program itself.
+    arguments_given: bool,
     /// What the program puts in its queues and the workers that get it.
     pub(super) queues: super::queues::Queues,
     /// Instances whose class has `__del__`, with that method: run as the program ends.
@@ -245,11 +247,20 @@ impl<'a> Scanner<'a> {
             StmtKind::Other if stmt.is_main_guard() => self.scan_children(stmt),
             StmtKind::Other if stmt.is_if() || stmt.is_other_branch() => {
                 self.enter_branch();
+                let narrowed = stmt.lone_if_test().and_then(|test| self.narrow(test));
                 self.scan_children(stmt);
+                if let Some((name, before, within)) = narrowed {
+                    // The narrowing held inside the body only; a value the body bound stays.
+                    if self.lookup(name) == within {
+                        self.rebind(name, before);
+                    }
+                }
                 self.leave_branch();
             }
             StmtKind::Other if stmt.is_raise() => {
                 self.note_end_of_run();
+                // An exception ends the loop it is raised in, as `break` does.
+                self.loop_exits();
                 self.scan_children(stmt);
             }
             StmtKind::Other => self.scan_children(stmt),
@@ -673,6 +684,23 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `parser.set_defaults(cmd=...)`: each keyword is its option's default.
+    pub(super) fn note_parser_defaults(&mut self, args: &super::calls::Args<'_>) {
+        for (dest, default) in &args.keywords {
+            if let (Some(dest), true) = (dest, self.argument_defaults.len() < MAX_ARGUMENT_DEFAULTS)
+            {
+                self.argument_defaults
+                    .push((dest.to_string(), default.clone()));
+            }
+        }
+    }
+
+    /// The program parses a command line of its own making: an option without a default
+    /// may be given there, so it is not taken to be `None`.
+    pub(super) fn note_arguments_given(&mut self) {
+        self.arguments_given = true;
+    }
+
     /// The default of the command-line option stored as `dest`, the latest given.
     fn argument_default(&self, dest: &str) -> Option<Value> {
         let (_, default) = self
@@ -713,7 +741,7 @@ impl<'a> Scanner<'a> {
                     kind: Kind::NoneValue,
                     ..
                 })
-            ) =>
+            ) && !self.arguments_given =>
             {
                 default.unwrap_or(Value::UNKNOWN)
             }
@@ -744,7 +772,7 @@ impl<'a> Scanner<'a> {
         }
         if name == "os.environ" || name == "os.environb" {
             // The whole environment holds whatever secrets the job was given.
-            return Value::name(&name).tainted(Taint::SECRET);
+            return Value::name(&name).tainted(Taint::SECRET.with(Taint::ENVIRONMENT));
         }
         if let Some(text) = catalog::text_constant(&name) {
             return Value {
@@ -831,9 +859,6 @@ impl<'a> Scanner<'a> {
             (_, Kind::Int(a), Kind::Int(b)) => {
                 int_op(*a, op, *b).map_or(Value::UNKNOWN, Value::int)
             }
-            // `a ^ b` of data known only at run time (`zip(data, cycle(key))`): the
-            // classic cipher, so what it makes is decoded.
-            (BinOp::BitXor, _, _) => Value::unknown(taint.with(Taint::DECODED)),
             // `os.stat(p).st_mode | stat.S_ISUID`: the result has at least the known bits,
             // which is all the mode and flag rules ask.
             (BinOp::BitOr, Kind::Int(bits), Kind::Unknown)
@@ -900,6 +925,21 @@ impl Scanner<'_> {
         step: Option<Option<i64>>,
     ) -> Value {
         let unknown = Value::unknown(container.deep_taint().data());
+        // Folding copies what it keeps: only texts and lists short enough to fold at all.
+        let short = match &container.kind {
+            Kind::Text { text, .. } => text.len() <= MAX_SLICED_BYTES,
+            Kind::Seq(items) => items.len() <= MAX_FOLDED_ITEMS,
+            _ => false,
+        };
+        if !short || !self.has_budget() {
+            return unknown;
+        }
+        // A slice copies up to the whole text or list: charged to the walk's budget.
+        self.work += match &container.kind {
+            Kind::Text { text, .. } => text.len() / 64,
+            Kind::Seq(items) => items.len() / 4,
+            _ => 0,
+        };
         let (Some(lower), Some(upper), Some(step)) = (
             lower.map_or(Some(None), |b| b.map(Some)),
             upper.map_or(Some(None), |b| b.map(Some)),
@@ -963,7 +1003,10 @@ fn slice_indices(
     let mut at = start;
     while (step > 0 && at < stop) || (step < 0 && at > stop) {
         picked.push(usize::try_from(at).ok()?);
-        at += step;
+        match at.checked_add(step) {
+            Some(next) => at = next,
+            None => break,
+        }
     }
     Some(picked)
 }
@@ -1034,6 +1077,9 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
 /// Methods of text that fold when taken as a value and called later (`map("".join, xs)`).
 const TEXT_METHODS: &[&str] = &["join", "format", "replace", "encode", "decode", "translate"];
 
+/// Longest text sliced by folding (`s[1:]`, `s[::-1]`): each slice copies it.
+const MAX_SLICED_BYTES: usize = 4096;
+
 /// Longest string a repetition (`"ab" * n`) is folded to.
 const MAX_REPEATED_STR: usize = 4096;
 
@@ -1061,6 +1107,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("exit", "builtins.exit"),
     ("quit", "builtins.quit"),
     ("ord", "builtins.ord"),
+    ("type", "builtins.type"),
     ("list", "builtins.list"),
     ("tuple", "builtins.tuple"),
     ("sorted", "builtins.sorted"),

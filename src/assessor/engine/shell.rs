@@ -108,6 +108,36 @@ pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
     (named, unknown)
 }
 
+/// A URL or VCS reference (`git+https://...`) whose host is neither PyPI nor one of the
+/// code hosts packages are commonly installed from.
+fn from_unknown_host(source: &str) -> bool {
+    const KNOWN_HOSTS: &[&str] = &[
+        "pypi.org",
+        "files.pythonhosted.org",
+        "download.pytorch.org",
+        "github.com",
+        "gitlab.com",
+        "bitbucket.org",
+        "huggingface.co",
+    ];
+    let source = source
+        .split_once('+')
+        .map_or(source, |(vcs, rest)| match vcs {
+            "git" | "hg" | "svn" | "bzr" => rest,
+            _ => source,
+        });
+    let Some((scheme, rest)) = source.split_once("://") else {
+        return false;
+    };
+    let host = rest.split(['/', ':', '?', '#']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    matches!(scheme, "http" | "https" | "ftp" | "ssh")
+        && !host.is_empty()
+        && !KNOWN_HOSTS
+            .iter()
+            .any(|k| host == *k || host.ends_with(&format!(".{k}")))
+}
+
 /// A word of a command line, or a redirection target (`> file`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
@@ -310,15 +340,16 @@ impl<'t> Simple<'t> {
         self.args.iter().copied().filter(|a| !a.starts_with('-'))
     }
 
-    /// `pip ...`, `python3 -m pip ...`.
+    /// `pip ...`, `python3 -m pip ...`, `uv pip ...`.
     fn runs_pip(&self) -> bool {
         let name = self.name.as_str();
         name.starts_with("pip")
             || name.starts_with("python") && self.args.windows(2).any(|w| w == ["-m", "pip"])
+            || name == "uv" && self.operands().next() == Some("pip")
     }
 
-    /// `pip install URL`, `pip install -i URL pkg`: a package from somewhere other than
-    /// PyPI (a URL, a VCS, another index), whose setup code nobody assessed.
+    /// `pip install URL`, `pip install -i URL pkg`, `pkg @ URL`: a package from a host
+    /// other than PyPI and the well-known code hosts, whose setup code nobody assessed.
     fn installs_from_elsewhere(&self) -> bool {
         const INDEX_FLAGS: &[&str] = &[
             "-i",
@@ -327,27 +358,18 @@ impl<'t> Simple<'t> {
             "-f",
             "--find-links",
         ];
-        let elsewhere = |a: &str| {
-            let a = a
-                .rsplit_once('=')
-                .map_or(a, |(flag, url)| match flag.starts_with("--") {
-                    true => url,
-                    false => a,
-                });
-            [
-                "http://", "https://", "git+", "hg+", "svn+", "bzr+", "ftp://",
-            ]
-            .iter()
-            .any(|p| a.starts_with(p))
-                && !a.contains("pypi.org/")
-                && !a.contains("pythonhosted.org/")
-        };
         let installs = self.operands().any(|a| a == "install");
         let flagged = self
             .args
             .windows(2)
-            .any(|w| INDEX_FLAGS.contains(&w[0]) && elsewhere(w[1]));
-        installs && (flagged || self.args.iter().any(|a| elsewhere(a)))
+            .any(|w| INDEX_FLAGS.contains(&w[0]) && from_unknown_host(w[1]));
+        // `--index-url=URL`, `-iURL`, `name @ URL`.
+        let source = |a: &'t str| {
+            let a = a.strip_prefix("-i").unwrap_or(a);
+            let a = a.rsplit_once('=').map_or(a, |(_, url)| url);
+            a.rsplit_once(" @ ").map_or(a, |(_, url)| url.trim())
+        };
+        installs && (flagged || self.args.iter().any(|a| from_unknown_host(source(a))))
     }
 
     fn fetches(&self) -> bool {

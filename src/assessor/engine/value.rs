@@ -70,6 +70,9 @@ impl Taint {
     pub const QUEUE: Taint = Taint(1 << 18);
     /// Data of a megabyte or more made in one go (`bytearray(1 << 28)`, `b"x" * 2**24`).
     pub const BIG: Taint = Taint(1 << 19);
+    /// The environment's variables taken whole (`dict(os.environ)`, `.items()`): every
+    /// secret the job was given.
+    pub const ENVIRONMENT: Taint = Taint(1 << 20);
 
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint = Taint(
@@ -80,7 +83,8 @@ impl Taint {
             | Self::HOST_DATA.0
             | Self::EXTERNAL.0
             | Self::OWN_SCRIPT.0
-            | Self::BIG.0,
+            | Self::BIG.0
+            | Self::ENVIRONMENT.0,
     );
 
     pub fn has(self, other: Taint) -> bool {

