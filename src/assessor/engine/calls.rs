@@ -502,6 +502,13 @@ pub(super) fn plain_call<'a>(
             }
         }
         (Some("builtins.map"), Some(function)) => map_call(s, function, args.positional.get(1)),
+        // `x = property(lambda self: ...)` in a class: reading `x` runs the function.
+        (Some("builtins.property"), Some(first)) => {
+            if let Kind::Function(index) = first.kind {
+                s.properties.insert(index);
+            }
+            first.clone()
+        }
         // `type(p).write_text(p, ...)`: a path's class is `Path`.
         (Some("builtins.type"), Some(first)) if first.taint.has(Taint::PATH) => {
             Value::name("pathlib.Path")

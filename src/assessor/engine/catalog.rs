@@ -322,6 +322,11 @@ pub fn api(name: &str) -> Option<Api> {
             args: 2,
             starts: true,
         },
+        "asyncio.to_thread" => CallsTarget {
+            target: 0,
+            args: 0,
+            starts: true,
+        },
         "_thread.start_new_thread" => CallsTarget {
             target: 0,
             args: 0,

