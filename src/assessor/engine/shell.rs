@@ -348,28 +348,34 @@ impl<'t> Simple<'t> {
             || name == "uv" && self.operands().next() == Some("pip")
     }
 
-    /// `pip install URL`, `pip install -i URL pkg`, `pkg @ URL`: a package from a host
-    /// other than PyPI and the well-known code hosts, whose setup code nobody assessed.
+    /// `pip install URL`, `pip install git+URL`, `pkg @ URL`: one package's source fetched
+    /// from a host other than PyPI and the well-known code hosts, whose setup code nobody
+    /// assessed. A package index (`--index-url`) is not: operators run their own and
+    /// allow it in the network policy, and what it serves is what they publish.
     fn installs_from_elsewhere(&self) -> bool {
-        const INDEX_FLAGS: &[&str] = &[
+        const VALUE_FLAGS: &[&str] = &[
             "-i",
             "--index-url",
             "--extra-index-url",
             "-f",
             "--find-links",
+            "--trusted-host",
         ];
         let installs = self.operands().any(|a| a == "install");
-        let flagged = self
+        let index_values: Vec<&str> = self
             .args
             .windows(2)
-            .any(|w| INDEX_FLAGS.contains(&w[0]) && from_unknown_host(w[1]));
-        // `--index-url=URL`, `-iURL`, `name @ URL`.
-        let source = |a: &'t str| {
-            let a = a.strip_prefix("-i").unwrap_or(a);
-            let a = a.rsplit_once('=').map_or(a, |(_, url)| url);
-            a.rsplit_once(" @ ").map_or(a, |(_, url)| url.trim())
-        };
-        installs && (flagged || self.args.iter().any(|a| from_unknown_host(source(a))))
+            .filter(|w| VALUE_FLAGS.contains(&w[0]))
+            .map(|w| w[1])
+            .collect();
+        // `name @ URL` names the package's own source.
+        let source = |a: &'t str| a.rsplit_once(" @ ").map_or(a, |(_, url)| url.trim());
+        let fetched = self
+            .args
+            .iter()
+            .filter(|a| !a.starts_with('-') && !index_values.contains(a))
+            .any(|a| from_unknown_host(source(a)));
+        installs && fetched
     }
 
     fn fetches(&self) -> bool {

@@ -1020,7 +1020,13 @@ fn installing_a_package_from_elsewhere_runs_its_code() {
     );
     fires(
         "CRD102",
-        "import os\nos.system('pip3 install --index-url http://mirror.example.net/simple helper')\n",
+        "import os\nos.system('pip3 install \"helper @ http://mirror.example.net/helper-1.0.tar.gz\"')\n",
+    );
+    // An index of the operator's own (allowed in the network policy) serves what they
+    // publish.
+    silent(
+        "CRD102",
+        "import os\nos.system('pip3 install --index-url http://pypi.internal/simple helper')\n",
     );
     // A requirements file or a package from PyPI is not.
     silent(
