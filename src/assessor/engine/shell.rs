@@ -583,7 +583,10 @@ impl<'t> Simple<'t> {
             }
             "curl" | "wget" | "ssh" | "scp" | "ftp" | "telnet" | "fetch" => facts.network = true,
             _ if self.runs_pip() => {
-                facts.network = true;
+                // `pip list`, `pip show` read what is installed; these fetch.
+                facts.network |= self
+                    .operands()
+                    .any(|a| matches!(a, "install" | "download" | "wheel" | "index"));
                 // Installing runs the package's build and install code.
                 facts.fetch_then_run |= self.installs_from_elsewhere();
             }
