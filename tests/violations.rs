@@ -211,7 +211,9 @@ async fn a_memory_bomb_is_killed_for_memory_as_it_reaches_the_limit() {
     let _serial = ONE_AT_A_TIME.lock().await;
     for runtime in RUNTIMES {
         let p = Pipeline::start("memory-bomb", runtime).await;
-        let code = "import time\nchunks = []\nwhile True:\n    chunks.append(b'\\x01' * (4 << 20))\n    print('ALLOCATED', time.time(), len(chunks))\n";
+        // Bounded only by the environment: the assessor blocks an endless loop growing a
+        // list, so the runtime limit needs a bomb it cannot see.
+        let code = "import os, time\nchunks = []\nfor _ in range(int(os.environ.get('CHUNKS', '100000'))):\n    chunks.append(b'\\x01' * (4 << 20))\n    print('ALLOCATED', time.time(), len(chunks))\n";
         let (result, exited_at) = p
             .violate(&untrusted(code, None), ViolationKind::Memory)
             .await;
@@ -370,7 +372,8 @@ async fn filling_the_tmpfs_is_a_disk_violation() {
     let _serial = ONE_AT_A_TIME.lock().await;
     for runtime in RUNTIMES {
         let p = Pipeline::start("disk-fill", runtime).await;
-        let code = "import time\nwith open('/work/fill', 'wb', buffering=0) as f:\n    while True:\n        f.write(b'\\x01' * (1 << 20))\n        print('WROTE', time.time())\n";
+        // Bounded only by the environment, as the memory bomb above.
+        let code = "import os, time\nwith open('/work/fill', 'wb', buffering=0) as f:\n    for _ in range(int(os.environ.get('CHUNKS', '100000'))):\n        f.write(b'\\x01' * (1 << 20))\n        print('WROTE', time.time())\n";
         let (result, exited_at) = p.violate(&untrusted(code, None), ViolationKind::Disk).await;
         let wrote = marked_times(&result.stdout, "WROTE");
         // 16 MiB of tmpfs: the last MiB written is the last before it was full.
