@@ -162,7 +162,7 @@ pub(super) fn call_value<'a>(
                 };
                 return call_method(s, &object, &method, args, at);
             }
-            // `"".join` taken as a value, later called: the method on that text.
+            // `"".join` or `p.write_bytes` taken as a value, later called: that method.
             if let (Some(method), [object]) = (
                 function
                     .qualified_name()
@@ -227,17 +227,23 @@ const MAX_MAPPED_ITEMS: usize = 16;
 /// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
 const METHOD_CALLER: &str = "operator.methodcaller:";
 
-/// The name prefix a text's method taken as a value is kept under (`"".join`), bound to
-/// that text.
+/// The name prefix a text's or path's method taken as a value is kept under (`"".join`,
+/// `path.write_bytes`), bound to that object.
 const BOUND_METHOD: &str = "bound method:";
 
-/// `text.method` taken as a value (`map("".join, parts)`): a partial that calls the
-/// method on that text.
-pub(super) fn bound_text_method(text: &Value, method: &str) -> Value {
+/// `object.method` taken as a value (`map("".join, parts)`, `to_thread(p.write_bytes,
+/// data)`): a partial that calls the method on that object.
+pub(super) fn bound_method(object: &Value, method: &str) -> Value {
+    method_partial(BOUND_METHOD, method, vec![object.clone()])
+}
+
+/// A partial kept under `prefix` + `method`, with `bound` arguments: how method callers
+/// and bound methods are carried until they are called.
+fn method_partial(prefix: &str, method: &str, bound: Vec<Value>) -> Value {
     Value {
         kind: Kind::Partial(std::rc::Rc::new((
-            Value::name(&format!("{BOUND_METHOD}{method}")),
-            vec![text.clone()],
+            Value::name(&format!("{prefix}{method}")),
+            bound,
         ))),
         taint: Taint::NONE,
     }
@@ -1057,13 +1063,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::SitePackages => text_value(s, "/usr/lib/\u{FFFD}/site-packages", Taint::LISTING),
         Api::MethodCaller => match args.positional.split_first() {
             Some((name, bound)) => match name.exact_text() {
-                Some(method) => Value {
-                    kind: Kind::Partial(std::rc::Rc::new((
-                        Value::name(&format!("{METHOD_CALLER}{method}")),
-                        bound.to_vec(),
-                    ))),
-                    taint: Taint::NONE,
-                },
+                Some(method) => method_partial(METHOD_CALLER, method, bound.to_vec()),
                 None => Value::UNKNOWN,
             },
             None => Value::UNKNOWN,
@@ -1439,7 +1439,7 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         // `getattr(libc, "kill")`: the function, by name, for when it is called.
         (Some(attr), None) if object.taint.has(Taint::LIBC) => text_value(s, attr, object.taint),
         // `getattr(path, "write_text")`: the path's method, for when it is called.
-        (Some(attr), None) if object.taint.has(Taint::PATH) => bound_text_method(&object, attr),
+        (Some(attr), None) if object.taint.has(Taint::PATH) => bound_method(&object, attr),
         (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
             hit(s, rules::DYNAMIC_IMPORT, at, Confidence::Medium);
             Value::UNKNOWN

@@ -753,11 +753,11 @@ impl<'a> Scanner<'a> {
             ),
             // `path.write_bytes` taken as a value: the path's method, for when it is called.
             _ if value.taint.has(Taint::PATH) && PATH_METHODS.contains(&attr) => {
-                super::calls::bound_text_method(value, attr)
+                super::calls::bound_method(value, attr)
             }
             // `"".join`, `sep.format`: the text's method, for when it is called.
             Kind::Text { .. } if TEXT_METHODS.contains(&attr) => {
-                super::calls::bound_text_method(value, attr)
+                super::calls::bound_method(value, attr)
             }
             // `libc.unlink`: the function, by name, for when it is called.
             _ if value.taint.has(Taint::LIBC) => super::calls::text_value(self, attr, value.taint),
