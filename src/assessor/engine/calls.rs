@@ -214,6 +214,10 @@ fn call_method<'a>(
     args: Args<'a>,
     at: u32,
 ) -> Value {
+    // `methodcaller("__call__", cmd)(os.system)`: calling the object itself.
+    if method == "__call__" && is_callable(object) {
+        return call_value(s, object, args, at);
+    }
     if object.qualified_name().is_some() {
         let callee = s.attribute(object, method);
         return call_value(s, &callee, args, at);
@@ -421,7 +425,7 @@ pub(super) fn plain_call<'a>(
         (
             Some(
                 "builtins.str" | "builtins.bytes" | "builtins.bytearray" | "io.BytesIO"
-                | "io.StringIO" | "shlex.quote",
+                | "io.StringIO" | "shlex.quote" | "string.Template",
             ),
             Some(first),
         ) => first.clone(),
@@ -487,7 +491,11 @@ pub(super) fn plain_call<'a>(
             let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
             let filters = callee.qualified_name() == Some("builtins.filter");
             // `map` gives what each call returns; `filter` the items it keeps.
-            match items.items().filter(|list| list.len() <= MAX_MAPPED_ITEMS) {
+            let endless = items.length() == Some(ENDLESS);
+            match items
+                .items()
+                .filter(|list| list.len() <= MAX_MAPPED_ITEMS && !endless)
+            {
                 Some(list) => {
                     let results = list
                         .iter()
@@ -496,6 +504,17 @@ pub(super) fn plain_call<'a>(
                     match filters {
                         true => items.clone(),
                         false => s.folder.seq(results),
+                    }
+                }
+                None if endless => {
+                    // Over an endless iterator the function is called in a loop that never
+                    // ends, and what `map` gives never ends either.
+                    s.enter_loop(Some(ENDLESS));
+                    let result = call_indirect(s, function, vec![items.element()], at);
+                    s.leave_loop();
+                    match filters {
+                        true => items,
+                        false => collection_of(result).tainted(Taint::ENDLESS_ITERATOR),
                     }
                 }
                 None => {
@@ -676,6 +695,10 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
     let taint = args.data_taint();
     match api {
         Api::CodeExec => code_exec(s, args, at),
+        Api::Operator(op) => match (args.positional.first(), args.positional.get(1)) {
+            (Some(left), Some(right)) => s.binary(left.clone(), op, right.clone()),
+            _ => Value::unknown(taint),
+        },
         Api::Compile => {
             // Compiling run-time source runs nothing (a syntax check); running the code
             // object is what `exec` and `eval` are checked for.
@@ -854,9 +877,14 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 file_access(s, &path, Access::Write, at);
             }
             if arg == 1 {
-                // A copy or move reads its source first.
+                // A copy or move reads its source first, and what it held is at the
+                // destination now.
                 if let Some(source) = args.get(0, "src").cloned() {
                     file_access(s, &source, Access::Read, at);
+                    let destination = args.get(1, "dst").and_then(Value::text);
+                    if let (Some(from), Some(to)) = (source.text(), destination) {
+                        s.caps.note_copied(from, to);
+                    }
                 }
             }
             Value::unknown(taint)

@@ -5,6 +5,7 @@
 //! [`api`] what a resolved callee does. Growing coverage means adding lines here.
 
 use super::fold::{Compression, Encoding};
+use super::parser::BinOp;
 
 /// What a known callable does, as far as the rules care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +159,9 @@ pub enum Api {
     Keylogger,
     /// `json.dump(obj, file)` and the like: the object's data written to the open file.
     DumpTo,
+    /// `operator.truediv(a, b)` and the like: the operator applied to two values
+    /// (`reduce(operator.truediv, [Path("/"), "etc", "passwd"])`).
+    Operator(BinOp),
 }
 
 /// The name a module is known by here: platform aliases collapse onto their portable name.
@@ -201,6 +205,11 @@ pub fn api(name: &str) -> Option<Api> {
         "builtins.__import__" => ImportByName { top_level: true },
         "importlib.import_module" | "importlib.__import__" => ImportByName { top_level: false },
         "builtins.getattr" => GetAttr,
+        "operator.add" | "operator.concat" | "operator.iadd" => Operator(BinOp::Add),
+        "operator.truediv" | "operator.itruediv" => Operator(BinOp::Div),
+        "operator.mod" => Operator(BinOp::Mod),
+        "operator.mul" => Operator(BinOp::Mul),
+        "operator.xor" => Operator(BinOp::BitXor),
         "os.system"
         | "os.popen"
         | "subprocess.getoutput"
@@ -367,7 +376,8 @@ pub fn api(name: &str) -> Option<Api> {
         | "paho.mqtt.client.Client"
         | "kafka.KafkaProducer"
         | "websocket.WebSocket" => NetworkClient,
-        "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" => Open,
+        "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" | "gzip.open" | "bz2.open"
+        | "lzma.open" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
         "asyncio.start_server" | "asyncio.start_unix_server" => Serves {
             handler: 0,

@@ -69,6 +69,16 @@ impl Capabilities {
         }
     }
 
+    /// `from` was copied or moved to `to` (`os.replace`, `shutil.copy`): a download or a
+    /// decoded payload there is one at `to` as well.
+    pub fn note_copied(&mut self, from: &str, to: &str) {
+        for files in [&mut self.downloads, &mut self.decoded_files] {
+            if files.iter().any(|f| same_file(f, from)) && files.len() < MAX_REMEMBERED {
+                files.push(to.into());
+            }
+        }
+    }
+
     /// A fetched archive was unpacked into `dir`: every file below it is a download,
     /// remembered as `dir/<?>`.
     pub fn note_unpacked(&mut self, dir: &str) {

@@ -8,7 +8,7 @@ use super::findings::Confidence;
 use super::paths::normalize;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
-use super::value::{piece, Piece, Taint, Value, UNKNOWN_PART, UNKNOWN_PART_STR};
+use super::value::{own_pid_parts, piece, Piece, Taint, Value, UNKNOWN_PART, UNKNOWN_PART_STR};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Access {
@@ -24,7 +24,8 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     let writes = mode.is_some_and(|m| m.contains(['w', 'a', 'x', '+']));
     let access = if writes { Access::Write } else { Access::Read };
     file_access(s, path, access, at);
-    let text = path.text().unwrap_or("");
+    let own = path_text(path);
+    let text = own.as_deref().unwrap_or("");
     let overwrites = mode.is_some_and(|m| m.contains(['w', '+']) && !m.contains('a'));
     if overwrites && text.len() <= MAX_PATH_BYTES && normalize(text).is_overwrite_target() {
         hit(s, rules::DESTRUCTIVE, at, Confidence::High);
@@ -59,10 +60,22 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     }
 }
 
+/// The path's text, with the program's own pid read as `self`: `f"/proc/{os.getpid()}/status"`
+/// is `/proc/self/status`, the program's own process and not another one's.
+fn path_text(path: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    let text = path.text()?;
+    let own_proc = format!("/proc/{UNKNOWN_PART}/");
+    match text.strip_prefix(own_proc.as_str()) {
+        Some(rest) if path.taint.has(Taint::OWN_PID) => Some(format!("/proc/self/{rest}").into()),
+        _ => Some(text.into()),
+    }
+}
+
 pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at: u32) {
-    let Some(text) = path.text().filter(|t| t.len() <= MAX_PATH_BYTES) else {
+    let Some(text) = path_text(path).filter(|t| t.len() <= MAX_PATH_BYTES) else {
         return;
     };
+    let text = text.as_ref();
     if access != Access::Read {
         // Whatever else is written there is no longer the program's own pickle.
         s.caps.forget_pickled(text);
@@ -113,7 +126,9 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
 /// a client made with one credential returns is not that credential).
 pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint, at: u32) {
     if data.has(Taint::ENVIRONMENT) {
+        // Taken out of the process into a file that anything (`curl -d @file`) can send.
         hit(s, rules::SECRET_READ, at, Confidence::Medium);
+        s.caps.note_secret(at);
     }
     let path = file.text().unwrap_or(UNKNOWN_PART_STR);
     s.caps.forget_pickled(path);
@@ -158,8 +173,23 @@ pub(super) fn join_paths(s: &mut Scanner<'_>, parts: &[Value], taint: Taint) -> 
     }
     let data = parts
         .iter()
-        .fold(Taint::NONE, |t, p| t.with(p.deep_taint().data()));
+        .fold(Taint::NONE, |t, p| t.with(p.deep_taint().data()))
+        .with(own_pid_parts(&parts[start..]));
     s.folder.join(pieces, taint.with(data))
+}
+
+/// `path` with its last part's suffix (`suffix`: `.new`) or whole name replaced by `new`.
+fn renamed(path: &str, new: &str, suffix: bool) -> String {
+    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, n)| (d, n));
+    let name = match (suffix, name.rfind('.')) {
+        (true, Some(dot)) if dot > 0 => format!("{}{new}", &name[..dot]),
+        (true, _) => format!("{name}{new}"),
+        (false, _) => new.to_string(),
+    };
+    match path.contains('/') {
+        true => format!("{dir}/{name}"),
+        false => name,
+    }
 }
 
 /// A file's contents replaced (`write_bytes`): destroyed when it is one of the files
@@ -219,6 +249,16 @@ pub(super) fn path_method(
             join_paths(s, &parts, Taint::PATH)
         }
         "expanduser" | "resolve" | "absolute" => object.clone(),
+        "with_suffix" | "with_name" => {
+            let new = args.get(0, "suffix").and_then(Value::exact_text);
+            match (object.text(), new) {
+                (Some(path), Some(new)) => {
+                    let renamed = renamed(path, new, method == "with_suffix");
+                    text_value(s, &renamed, object.taint)
+                }
+                _ => Value::unknown(object.taint.data().with(Taint::PATH)),
+            }
+        }
         "glob" | "rglob" | "iterdir" => {
             // `home.rglob("*.pem")` yields paths like `~/<?>/<?>.pem`.
             let pattern = args

@@ -215,8 +215,66 @@ impl<'a> Scanner<'a> {
 
     /// Several `for` clauses: nested loops, walked once each.
     fn walk_comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
-        for clause in clauses {
-            let iter = self.eval(clause.iter);
+        if let [first, rest @ ..] = clauses {
+            let iter = self.eval(first.iter);
+            return match iter.iterated() {
+                Some(items) if items.len() <= MAX_FOLDED_ITEMS && self.has_budget() => {
+                    self.unroll_outer_clause(element, *first, items, rest)
+                }
+                _ => self.walk_clauses(element, iter, clauses),
+            };
+        }
+        self.walk_clauses(element, Value::UNKNOWN, clauses)
+    }
+
+    /// `[f for p in PATHS for f in read(p)]` with `PATHS` a known list: the inner clauses
+    /// are walked once per item of the outer one, with the item bound.
+    fn unroll_outer_clause(
+        &mut self,
+        element: Expr<'a>,
+        outer: Clause<'a>,
+        items: Vec<Value>,
+        inner: &[Clause<'a>],
+    ) -> Value {
+        self.enter_loop(Some(items.len() as i64));
+        self.loop_unrolled();
+        let mut parts = Vec::with_capacity(items.len());
+        for item in items {
+            if !self.has_budget() {
+                break;
+            }
+            self.bind_target(outer.target, item);
+            for condition in outer.conditions.iter() {
+                self.eval(condition);
+            }
+            parts.push(match inner {
+                [only] => self.fold_comprehension(element, *only),
+                _ => self.walk_comprehension(element, inner),
+            });
+        }
+        self.leave_loop();
+        match parts.iter().map(Value::items).collect::<Option<Vec<_>>>() {
+            Some(lists) => Value::bounded_seq(lists.into_iter().flatten().cloned().collect()),
+            None => Value::unknown(
+                parts
+                    .iter()
+                    .fold(Taint::NONE, |t, v| t.with(v.deep_taint().data())),
+            ),
+        }
+    }
+
+    /// The clauses walked once each; `first_iter` is the first clause's, evaluated.
+    fn walk_clauses(
+        &mut self,
+        element: Expr<'a>,
+        first_iter: Value,
+        clauses: &[Clause<'a>],
+    ) -> Value {
+        for (i, clause) in clauses.iter().enumerate() {
+            let iter = match i {
+                0 => first_iter.clone(),
+                _ => self.eval(clause.iter),
+            };
             self.enter_loop(iter.length());
             self.bind_target(clause.target, iter.element());
             for condition in clause.conditions.iter() {
@@ -248,7 +306,7 @@ impl<'a> Scanner<'a> {
         self.bind(name, value.clone());
         self.scopes.push(scope);
         self.returns.push(Vec::new());
-        self.yields.push(Vec::new());
+        self.yields.push(Yields::default());
         let index = match value.kind {
             Kind::Function(index) => Some(index),
             _ => None, // past the function table's size: walked all the same
@@ -328,9 +386,11 @@ impl<'a> Scanner<'a> {
 
     /// `yield value` inside a function being followed: calling it gives what it yields.
     pub(super) fn note_yield(&mut self, value: Value) {
+        let endless = self.in_endless_own_loop();
         if let Some(frame) = self.yields.last_mut() {
-            if frame.len() < MAX_YIELDED {
-                frame.push(value);
+            frame.endless |= endless;
+            if frame.values.len() < MAX_YIELDED {
+                frame.values.push(value);
             }
         }
     }
@@ -388,14 +448,18 @@ impl<'a> Scanner<'a> {
             Body::Expr(body) => self.eval(body),
             Body::Block(body) => {
                 self.returns.push(Vec::new());
-                self.yields.push(Vec::new());
+                self.yields.push(Yields::default());
                 self.scan_block(body);
                 let yielded = self.yields.pop().unwrap_or_default();
                 let returned = merge_returns(self.returns.pop().unwrap_or_default());
-                match yielded.is_empty() {
-                    true => returned,
-                    // A generator: what it yields, one element each.
-                    false => Value::bounded_seq(yielded),
+                match (yielded.values.is_empty(), yielded.endless) {
+                    (true, _) => returned,
+                    // A generator: what it yields, one element each (for ever, when it
+                    // yields in a loop that never ends).
+                    (false, false) => Value::bounded_seq(yielded.values),
+                    (false, true) => {
+                        Value::bounded_seq(yielded.values).tainted(Taint::ENDLESS_ITERATOR)
+                    }
                 }
             }
         };
@@ -456,6 +520,14 @@ fn merge_returns(values: Vec<Value>) -> Value {
             kind: Kind::NoneValue,
             taint: Taint::NONE,
         })
+}
+
+/// What a generator being followed has yielded so far.
+#[derive(Default)]
+pub(super) struct Yields {
+    pub(super) values: Vec<Value>,
+    /// Some of it inside a loop that never ends.
+    pub(super) endless: bool,
 }
 
 /// Most values a generator's yields are remembered as.

@@ -13,6 +13,46 @@ use super::value::{piece, Piece, Value};
 /// that are not known text become unknown parts. `{name}`, `{0}`, `{name!r}` (`str.format`)
 /// and `%(name)s` (`%` with a dict) take the named or numbered value (`!r` quotes known
 /// text as `repr` would).
+/// `string.Template` substitution: `$name` and `${name}` take the named value (unknown
+/// parts for names not given or not known text), `$$` is `$`.
+pub fn substitute_template<'v>(template: &'v str, named: &'v [(&'v str, Value)]) -> Vec<Piece<'v>> {
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('$') {
+        pieces.push(Piece::Known(&rest[..start]));
+        let after = &rest[start + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            pieces.push(Piece::Known("$"));
+            rest = tail;
+            continue;
+        }
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(braced) => match braced.split_once('}') {
+                Some((name, tail)) => (name, tail),
+                None => ("", after),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        if name.is_empty() {
+            pieces.push(Piece::Known("$"));
+            rest = after;
+            continue;
+        }
+        pieces.push(match named.iter().find(|(key, _)| *key == name) {
+            Some((_, value)) => piece(value),
+            None => Piece::Unknown,
+        });
+        rest = tail;
+    }
+    pieces.push(Piece::Known(rest));
+    pieces
+}
+
 pub fn substitute_named<'v>(
     template: &'v str,
     args: &'v [Value],

@@ -84,6 +84,9 @@ struct LoopFrame {
     /// Its body is walked once per item (a known list), so what it starts is already
     /// counted per pass.
     unrolled: bool,
+    /// How many `except` handlers of it are being walked: a wait there (a retry's
+    /// `sleep`) happens only when something failed, so it does not pace the loop.
+    handlers: u32,
 }
 
 impl LoopFrame {
@@ -140,6 +143,34 @@ impl<'a> Scanner<'a> {
             .functions
             .iter()
             .any(|f| f.function == function && f.defining.is_some())
+    }
+
+    /// An `except` handler begins: what it does happens only when something failed.
+    pub(super) fn enter_handler(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.handlers += 1;
+        }
+    }
+
+    pub(super) fn leave_handler(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.handlers = frame.handlers.saturating_sub(1);
+        }
+    }
+
+    /// Inside a loop of the function being walked that never ends and has no way out so
+    /// far (`while True:` without `break`): what is yielded here is yielded forever.
+    pub(super) fn in_endless_own_loop(&self) -> bool {
+        let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
+        self.forks.loops[own_loops_from.min(self.forks.loops.len())..]
+            .iter()
+            .any(|frame| frame.runs == Some(ENDLESS) && !frame.exits)
+    }
+
+    /// A function's body is being walked where it is defined, its parameters unknown (not
+    /// followed from a call with its arguments bound).
+    pub(super) fn walking_a_definition(&self) -> bool {
+        self.forks.functions.iter().any(|f| f.defining.is_some())
     }
 
     /// A task given to a pool in the function being walked: the pool runs it on one of
@@ -434,7 +465,7 @@ impl<'a> Scanner<'a> {
         ];
         // `os.path.join` builds a path; it is no thread's `join`.
         let builds_text = matches!(name, "os.path.join" | "shlex.join");
-        if WAITS.contains(&last) && !builds_text {
+        if WAITS.contains(&last) && !builds_text && frame.handlers == 0 {
             frame.bounded = true;
             frame.waits_for_child |= CHILD_WAITS.contains(&last);
         } else if ENDS.contains(&last) {

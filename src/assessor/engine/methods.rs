@@ -318,6 +318,23 @@ pub(super) fn text_method(
             }
             s.folder.join(pieces, taint)
         }
+        // `string.Template(text).substitute(host=..., port=...)`: `$name`, `${name}`.
+        "substitute" | "safe_substitute" => {
+            let mut named: Vec<(&str, Value)> = args
+                .keywords
+                .iter()
+                .filter_map(|(k, v)| k.map(|k| (k, v.clone())))
+                .collect();
+            if let Some(Kind::Dict(pairs)) = first.map(|f| &f.kind) {
+                named.extend(
+                    pairs
+                        .iter()
+                        .filter_map(|(k, v)| k.exact_text().map(|k| (k, v.clone()))),
+                );
+            }
+            let pieces = fold::substitute_template(text, &named);
+            s.folder.join(pieces, taint)
+        }
         "format" => {
             let named: Vec<(&str, Value)> = args
                 .keywords

@@ -246,6 +246,14 @@ pub enum StmtKind<'a> {
         orelse: Block<'a>,
     },
     Break,
+    /// `try`: `body`, then each handler (its exception types and body), then `orelse` and
+    /// `finalbody`. A handler runs only when something in `body` failed.
+    Try {
+        body: Block<'a>,
+        handlers: Vec<(Option<Expr<'a>>, Block<'a>)>,
+        orelse: Block<'a>,
+        finalbody: Block<'a>,
+    },
     Other,
 }
 
@@ -354,6 +362,18 @@ impl<'a> Stmt<'a> {
                 orelse: Block(&s.orelse),
             },
             ast::Stmt::Break(_) => StmtKind::Break,
+            ast::Stmt::Try(s) => StmtKind::Try {
+                body: Block(&s.body),
+                handlers: s
+                    .handlers
+                    .iter()
+                    .map(|ast::ExceptHandler::ExceptHandler(h)| {
+                        (h.type_.as_deref().map(Expr), Block(&h.body))
+                    })
+                    .collect(),
+                orelse: Block(&s.orelse),
+                finalbody: Block(&s.finalbody),
+            },
             _ => StmtKind::Other,
         }
     }
@@ -588,6 +608,8 @@ pub enum ExprKind<'a> {
     },
     /// `yield value` inside a generator function.
     Yield(Option<Expr<'a>>),
+    /// `yield from items`: yields each of the items.
+    YieldFrom(Expr<'a>),
     /// `*items` in a call's arguments or a list.
     Starred(Expr<'a>),
     /// `body if test else orelse`.
@@ -719,6 +741,7 @@ impl<'a> Expr<'a> {
                 or: e.op == ast::BoolOp::Or,
             },
             ast::Expr::Yield(e) => ExprKind::Yield(e.value.as_deref().map(Expr)),
+            ast::Expr::YieldFrom(e) => ExprKind::YieldFrom(Expr(&e.value)),
             ast::Expr::Starred(e) => ExprKind::Starred(Expr(&e.value)),
             ast::Expr::If(e) => ExprKind::IfElse {
                 test: Expr(&e.test),

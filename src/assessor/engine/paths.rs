@@ -101,7 +101,8 @@ impl NormalPath<'_> {
     pub fn is_destructive_target(&self) -> bool {
         // Home itself, or any number of wholly unknown levels below it: every file there
         // (`for f in home.rglob("*"): f.unlink()`, a walk of home removing what it finds).
-        // So is every file found below the user's own documents (`~/Documents/**`).
+        // So are the user's own documents, whole or every file found below them
+        // (`~/Documents`, `~/Documents/**`).
         let found = |below: &[&str]| {
             below
                 .iter()
@@ -109,9 +110,7 @@ impl NormalPath<'_> {
         };
         match self.parts.as_slice() {
             ["~", below @ ..] if found(below) => return !self.absolute,
-            ["~", dir, below @ ..]
-                if USER_DIRS.contains(dir) && !below.is_empty() && found(below) =>
-            {
+            ["~", dir, below @ ..] if USER_DIRS.contains(dir) && found(below) => {
                 return !self.absolute
             }
             _ => {}
@@ -217,7 +216,7 @@ impl NormalPath<'_> {
             ["etc", rest @ ..] => !rest.is_empty() && !everyday_etc(rest),
             ["root", _, ..] => true,
             // Login and authentication records, not application logs.
-            ["var", "log", file, ..] => LOGIN_RECORDS.contains(file),
+            ["var", "log", file, ..] => is_login_record(file),
             ["var", "lib", "pam" | "sss" | "samba", ..] => true,
             ["usr", "share", "base-passwd", ..] => true,
             ["boot", _, ..] => true,
@@ -522,6 +521,15 @@ const SHELL_HISTORIES: &[&str] = &[
 const LOGIN_RECORDS: &[&str] = &[
     "wtmp", "btmp", "lastlog", "faillog", "auth.log", "secure", "audit", "sudo.log", "tallylog",
 ];
+
+/// A login record or one of its rotations (`auth.log`, `auth.log.1`, `secure-20261101`,
+/// `auth.log*` as a glob finds them).
+fn is_login_record(file: &str) -> bool {
+    LOGIN_RECORDS.iter().any(|record| {
+        file.strip_prefix(record)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '-', UNKNOWN_PART]))
+    })
+}
 
 /// Files of `/proc` that programs read for ordinary reasons (how many cores, how much memory).
 const EVERYDAY_PROC: &[&str] = &[

@@ -227,10 +227,14 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
     }
 }
 
+/// A signal sent to `pid`: other processes' unless the pid is the program's own or its
+/// child's. A pid that is only a parameter where its function is defined says nothing yet;
+/// the calls that pass one are followed with it bound.
 pub(super) fn kill(s: &mut Scanner<'_>, pid: Option<&Value>, signal: Option<&Value>, at: u32) {
     let own = pid.is_some_and(|p| p.taint.has(Taint::OWN_PID));
     let probe_only = signal.and_then(Value::as_int) == Some(0);
-    if !own && !probe_only {
+    let parameter = s.walking_a_definition() && pid.is_some_and(|p| *p == Value::UNKNOWN);
+    if !own && !probe_only && !parameter {
         hit(s, rules::KILL_OTHERS, at, Confidence::Medium);
     }
 }

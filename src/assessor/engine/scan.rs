@@ -20,7 +20,9 @@ use super::parser::{BinOp, Block, Child, Expr, ExprKind, Exprs, FPart, Stmt, Stm
 use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
-use super::value::{own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS};
+use super::value::{
+    own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART,
+};
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
 /// would let a program make every lookup collide.
@@ -50,7 +52,7 @@ pub struct Scanner<'a> {
     /// Values returned by the functions being followed, innermost last.
     pub(super) returns: Vec<Vec<Value>>,
     /// Values yielded by the functions being followed (generators), innermost last.
-    pub(super) yields: Vec<Vec<Value>>,
+    pub(super) yields: Vec<super::flow::Yields>,
     pub(super) inline_depth: u32,
     /// Tree nodes visited so far (gates unrolling, inlining and folding).
     pub(super) work: usize,
@@ -235,6 +237,24 @@ impl<'a> Scanner<'a> {
                 self.loop_exits();
             }
             StmtKind::Break => self.loop_exits(),
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                self.scan_block(body);
+                for (types, handler) in handlers {
+                    if let Some(types) = types {
+                        self.eval(types);
+                    }
+                    self.enter_handler();
+                    self.scan_block(handler);
+                    self.leave_handler();
+                }
+                self.scan_block(orelse);
+                self.scan_block(finalbody);
+            }
             StmtKind::While { test, body, orelse } => {
                 let test = self.eval(test);
                 let forever = test.as_int().is_some_and(|n| n != 0)
@@ -441,6 +461,14 @@ impl<'a> Scanner<'a> {
             ExprKind::Yield(value) => {
                 let value = value.map_or(Value::UNKNOWN, |v| self.eval(v));
                 self.note_yield(value);
+                Value::UNKNOWN
+            }
+            ExprKind::YieldFrom(items) => {
+                let items = self.eval(items);
+                match items.iterated() {
+                    Some(each) => each.into_iter().for_each(|item| self.note_yield(item)),
+                    None => self.note_yield(items.element()),
+                }
                 Value::UNKNOWN
             }
             ExprKind::IfElse { test, body, orelse } => {
@@ -759,6 +787,14 @@ impl<'a> Scanner<'a> {
             Kind::Text { .. } if TEXT_METHODS.contains(&attr) => {
                 super::calls::bound_method(value, attr)
             }
+            // `hoard.append`, `out.write` taken as a value (`map(hoard.append, blocks)`):
+            // the list's or file's method, for when it grows it.
+            Kind::Seq(_) if matches!(attr, "append" | "extend") => {
+                super::calls::bound_method(value, attr)
+            }
+            _ if value.taint.has(Taint::FILE_WRITE) && matches!(attr, "write" | "writelines") => {
+                super::calls::bound_method(value, attr)
+            }
             // `libc.unlink`: the function, by name, for when it is called.
             _ if value.taint.has(Taint::LIBC) => super::calls::text_value(self, attr, value.taint),
             _ if value.taint.has(Taint::PATH) && attr == "parent" => {
@@ -770,7 +806,8 @@ impl<'a> Scanner<'a> {
 
     /// A dotted name, with known constants replaced by their values.
     pub fn attribute_of_name(&self, name: &str) -> Value {
-        let name = canonical_name(name);
+        // `os.system.__call__` is `os.system`.
+        let name = canonical_name(name.strip_suffix(".__call__").unwrap_or(name));
         if let Some(value) = catalog::constant(&name) {
             return Value::int(value);
         }
@@ -1036,9 +1073,12 @@ pub(super) fn either(test: Value, body: Value, orelse: Value) -> Value {
         (_, Kind::NoneValue) => return body,
         _ => {}
     }
-    let followable = |v: &Value| match v.kind {
-        Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => 2,
-        Kind::Text { .. } | Kind::Seq(_) | Kind::Dict(_) => 1,
+    // Text with nothing known in it (`[Path(p) for p in env.split(":")]`) tells less
+    // than a list or text that names something (`[Path.home() / ".kube/config"]`).
+    let followable = |v: &Value| match &v.kind {
+        Kind::Name(_) | Kind::Function(_) | Kind::Partial(_) => 3,
+        Kind::Text { text, .. } if text.chars().all(|c| c == UNKNOWN_PART) => 1,
+        Kind::Text { .. } | Kind::Seq(_) | Kind::Dict(_) => 2,
         _ => 0,
     };
     let taint = body.deep_taint().data().with(orelse.deep_taint().data());

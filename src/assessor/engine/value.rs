@@ -73,6 +73,9 @@ impl Taint {
     /// The environment's variables taken whole (`dict(os.environ)`, `.items()`): every
     /// secret the job was given.
     pub const ENVIRONMENT: Taint = Taint(1 << 20);
+    /// An iterator that never ends: a generator that yields inside an endless loop, or a
+    /// `map` over one. A `for` over it loops forever.
+    pub const ENDLESS_ITERATOR: Taint = Taint(1 << 21);
 
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint = Taint(
@@ -272,6 +275,9 @@ impl Value {
 
     /// How many items a `for` loop over this value goes through, when known.
     pub fn length(&self) -> Option<i64> {
+        if self.taint.has(Taint::ENDLESS_ITERATOR) {
+            return Some(ENDLESS);
+        }
         match &self.kind {
             Kind::Range(n) => Some(*n),
             Kind::Seq(items) => i64::try_from(items.len()).ok(),

