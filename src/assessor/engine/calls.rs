@@ -93,8 +93,21 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         }
         let result = method_call(s, &object, attr, &args, at);
         if let ExprKind::Attribute { value, .. } = func.kind() {
-            if let ExprKind::Name(name) = value.kind() {
-                update_receiver(s, name, &object, attr, &args, &result);
+            match value.kind() {
+                ExprKind::Name(name) => update_receiver(s, name, &object, attr, &args, &result),
+                // `self.msg.set_content(secrets)`: the attribute's object holds them now.
+                ExprKind::Attribute {
+                    value: owner,
+                    attr: field,
+                } => {
+                    if let ExprKind::Name(owner) = owner.kind() {
+                        if holds_secret(&args, &result) {
+                            let held = object.tainted(Taint::SECRET);
+                            s.set_attribute(owner, field, held);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         return result;
@@ -121,11 +134,16 @@ fn update_receiver<'a>(
     if let Some(filled) = s.filled(object, method, args) {
         s.rebind(name, filled);
     }
-    let secret = Taint::SECRET.with(Taint::CREDENTIAL);
-    if result.taint.with(args.data_taint()).has(secret) {
+    if holds_secret(args, result) {
         let held = s.lookup(name).tainted(Taint::SECRET);
         s.rebind(name, held);
     }
+}
+
+/// A method given secrets (or returning them) leaves its object holding them.
+fn holds_secret(args: &Args<'_>, result: &Value) -> bool {
+    let secret = Taint::SECRET.with(Taint::CREDENTIAL);
+    result.taint.with(args.data_taint()).has(secret)
 }
 
 /// `super()` (with or without arguments).
@@ -866,9 +884,14 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             };
             Value::unknown(credentials)
         }
-        Api::Remove => {
+        Api::Remove { tree } => {
+            let access = if tree {
+                Access::DeleteTree
+            } else {
+                Access::Delete
+            };
             if let Some(path) = args.get(0, "path").cloned() {
-                file_access(s, &path, Access::Delete, at);
+                file_access(s, &path, access, at);
             }
             Value::UNKNOWN
         }
@@ -1305,6 +1328,12 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
         s.nested_sources.push((text.into(), at));
     } else if code.qualified_name().is_none() {
         hit(s, rules::DYNAMIC_CODE, at, Confidence::High);
+        // Code with run-time parts (`"import {m}; {m}.run({a!r})".format(...)`): its known
+        // parts are still code, analysed with each unknown part read as a name.
+        if let Some(text) = code.text().filter(|t| t.chars().any(|c| c != UNKNOWN_PART)) {
+            s.nested_sources
+                .push((text.replace(UNKNOWN_PART, "_").into(), at));
+        }
     }
     // `compile` returns a code object that keeps where its source came from; code known
     // exactly stays that code, so `eval(compile(src, ...))` is not run-time code.
@@ -1377,7 +1406,7 @@ fn payload_runs_code(payload: &str) -> bool {
                         | Api::ImportByName { .. }
                         | Api::GetAttr
                         | Api::LoadLibrary
-                        | Api::Remove
+                        | Api::Remove { .. }
                         | Api::Kill
                 )
             )

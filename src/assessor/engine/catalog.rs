@@ -75,7 +75,10 @@ pub enum Api {
         default: &'static str,
     },
     /// Deletes the path in its first argument.
-    Remove,
+    Remove {
+        /// The directory goes with everything in it (`shutil.rmtree`).
+        tree: bool,
+    },
     /// Writes or creates the path in argument `arg`.
     WriteTo {
         arg: usize,
@@ -205,8 +208,13 @@ pub fn api(name: &str) -> Option<Api> {
         "builtins.__import__" => ImportByName { top_level: true },
         "importlib.import_module" | "importlib.__import__" => ImportByName { top_level: false },
         "builtins.getattr" => GetAttr,
-        "operator.add" | "operator.concat" | "operator.iadd" => Operator(BinOp::Add),
-        "operator.truediv" | "operator.itruediv" => Operator(BinOp::Div),
+        "operator.add"
+        | "operator.concat"
+        | "operator.iadd"
+        | "operator.iconcat"
+        | "operator.__add__"
+        | "operator.__concat__" => Operator(BinOp::Add),
+        "operator.truediv" | "operator.itruediv" | "operator.__truediv__" => Operator(BinOp::Div),
         "operator.mod" => Operator(BinOp::Mod),
         "operator.mul" => Operator(BinOp::Mul),
         "operator.xor" => Operator(BinOp::BitXor),
@@ -417,7 +425,8 @@ pub fn api(name: &str) -> Option<Api> {
         "netrc.netrc" => ReadsFile {
             default: "~/.netrc",
         },
-        "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" | "shutil.rmtree" => Remove,
+        "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" => Remove { tree: false },
+        "shutil.rmtree" => Remove { tree: true },
         "os.mkdir" | "os.makedirs" | "os.truncate" | "os.chown" | "os.lchown" | "os.mknod"
         | "os.mkfifo" => WriteTo { arg: 0 },
         "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"

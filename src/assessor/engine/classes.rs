@@ -259,6 +259,18 @@ impl<'a> Scanner<'a> {
         Some(member)
     }
 
+    /// What iterating over `value` goes through: for an instance of a class with
+    /// `__iter__`, what that returns (`for part in Harvest(env)`); otherwise the value.
+    pub(super) fn iterator_of(&mut self, value: Value, at: u32) -> Value {
+        if !matches!(value.kind, Kind::Instance(..)) {
+            return value;
+        }
+        match self.member_of(&value, "__iter__") {
+            Some(method) => super::calls::call_indirect(self, &method, Vec::new(), at),
+            None => value,
+        }
+    }
+
     /// `obj.name` where the class does not define `name` but defines `__getattr__`: what
     /// that returns for the name (`ctl.stop` built by a `__getattr__` dispatcher).
     pub(super) fn dynamic_attribute(&mut self, value: &Value, attr: &str) -> Option<Value> {

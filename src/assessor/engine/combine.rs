@@ -73,7 +73,7 @@ impl Capabilities {
     /// decoded payload there is one at `to` as well.
     pub fn note_copied(&mut self, from: &str, to: &str) {
         for files in [&mut self.downloads, &mut self.decoded_files] {
-            if files.iter().any(|f| same_file(f, from)) && files.len() < MAX_REMEMBERED {
+            if files.iter().any(|f| **f == *from) && files.len() < MAX_REMEMBERED {
                 files.push(to.into());
             }
         }

@@ -15,6 +15,8 @@ pub(super) enum Access {
     Read,
     Write,
     Delete,
+    /// A directory removed with everything in it (`shutil.rmtree`).
+    DeleteTree,
 }
 
 /// Longer paths fail with ENAMETOOLONG, so they are not worth classifying.
@@ -63,9 +65,9 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
 /// The path's text, with the program's own pid read as `self`: `f"/proc/{os.getpid()}/status"`
 /// is `/proc/self/status`, the program's own process and not another one's.
 fn path_text(path: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    const OWN_PROC: &str = "/proc/\u{FFFD}/";
     let text = path.text()?;
-    let own_proc = format!("/proc/{UNKNOWN_PART}/");
-    match text.strip_prefix(own_proc.as_str()) {
+    match text.strip_prefix(OWN_PROC) {
         Some(rest) if path.taint.has(Taint::OWN_PID) => Some(format!("/proc/self/{rest}").into()),
         _ => Some(text.into()),
     }
@@ -99,7 +101,8 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
             rules::SYSTEM_PATH_WRITE,
         ),
         (
-            access == Access::Delete && path.is_destructive_target(),
+            matches!(access, Access::Delete | Access::DeleteTree) && path.is_destructive_target()
+                || access == Access::DeleteTree && path.is_user_folder(),
             rules::DESTRUCTIVE,
         ),
         (path.is_escape(), rules::CONTAINER_ESCAPE),
@@ -126,9 +129,7 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
 /// a client made with one credential returns is not that credential).
 pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint, at: u32) {
     if data.has(Taint::ENVIRONMENT) {
-        // Taken out of the process into a file that anything (`curl -d @file`) can send.
         hit(s, rules::SECRET_READ, at, Confidence::Medium);
-        s.caps.note_secret(at);
     }
     let path = file.text().unwrap_or(UNKNOWN_PART_STR);
     s.caps.forget_pickled(path);
@@ -178,17 +179,20 @@ pub(super) fn join_paths(s: &mut Scanner<'_>, parts: &[Value], taint: Taint) -> 
     s.folder.join(pieces, taint.with(data))
 }
 
-/// `path` with its last part's suffix (`suffix`: `.new`) or whole name replaced by `new`.
-fn renamed(path: &str, new: &str, suffix: bool) -> String {
-    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, n)| (d, n));
-    let name = match (suffix, name.rfind('.')) {
-        (true, Some(dot)) if dot > 0 => format!("{}{new}", &name[..dot]),
-        (true, _) => format!("{name}{new}"),
-        (false, _) => new.to_string(),
-    };
-    match path.contains('/') {
-        true => format!("{dir}/{name}"),
-        false => name,
+/// `Path.with_name`: `path` with its last part replaced by `name`.
+fn with_name(path: &str, name: &str) -> String {
+    match path.rsplit_once('/') {
+        Some((dir, _)) => format!("{dir}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// `Path.with_suffix`: `path` with its last part's suffix (from its last dot) replaced.
+fn with_suffix(path: &str, suffix: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => format!("{}{suffix}", &path[..path.len() - name.len() + dot]),
+        _ => format!("{path}{suffix}"),
     }
 }
 
@@ -249,11 +253,29 @@ pub(super) fn path_method(
             join_paths(s, &parts, Taint::PATH)
         }
         "expanduser" | "resolve" | "absolute" => object.clone(),
+        // `tmp.replace(dest)`: the file is at `dest` now.
+        "rename" | "replace" => {
+            if let Some(target) = args.get(0, "target") {
+                file_access(s, target, Access::Write, at);
+                if let (Some(from), Some(to)) = (object.text(), target.text()) {
+                    s.caps.note_copied(from, to);
+                }
+            }
+            Value::UNKNOWN
+        }
         "with_suffix" | "with_name" => {
-            let new = args.get(0, "suffix").and_then(Value::exact_text);
+            let keyword = if method == "with_suffix" {
+                "suffix"
+            } else {
+                "name"
+            };
+            let new = args.get(0, keyword).and_then(Value::exact_text);
             match (object.text(), new) {
                 (Some(path), Some(new)) => {
-                    let renamed = renamed(path, new, method == "with_suffix");
+                    let renamed = match method {
+                        "with_suffix" => with_suffix(path, new),
+                        _ => with_name(path, new),
+                    };
                     text_value(s, &renamed, object.taint)
                 }
                 _ => Value::unknown(object.taint.data().with(Taint::PATH)),

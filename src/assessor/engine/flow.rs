@@ -100,6 +100,7 @@ impl<'a> Scanner<'a> {
     /// clause is a loop like `for` (for what its element starts).
     fn fold_comprehension(&mut self, element: Expr<'a>, clause: Clause<'a>) -> Value {
         let iter = self.eval(clause.iter);
+        let iter = self.iterator_of(iter, clause.iter.start());
         self.enter_loop(iter.length());
         let value = self.fold_items(element, clause, iter);
         self.leave_loop();
@@ -217,8 +218,11 @@ impl<'a> Scanner<'a> {
     fn walk_comprehension(&mut self, element: Expr<'a>, clauses: &[Clause<'a>]) -> Value {
         if let [first, rest @ ..] = clauses {
             let iter = self.eval(first.iter);
+            let iter = self.iterator_of(iter, first.iter.start());
             return match iter.iterated() {
-                Some(items) if items.len() <= MAX_FOLDED_ITEMS && self.has_budget() => {
+                // As many items as a `for` loop is unrolled over (each walks every clause
+                // inside it).
+                Some(items) if items.len() <= MAX_UNROLLED_ITEMS && self.has_budget() => {
                     self.unroll_outer_clause(element, *first, items, rest)
                 }
                 _ => self.walk_clauses(element, iter, clauses),
@@ -227,8 +231,9 @@ impl<'a> Scanner<'a> {
         self.walk_clauses(element, Value::UNKNOWN, clauses)
     }
 
-    /// `[f for p in PATHS for f in read(p)]` with `PATHS` a known list: the inner clauses
-    /// are walked once per item of the outer one, with the item bound.
+    /// `[f for p in PATHS for f in read(p)]` with `PATHS` a short known list: the inner
+    /// clauses are walked once per item of the outer one, with the item bound. Out of
+    /// budget part-way, the result is no longer a known list.
     fn unroll_outer_clause(
         &mut self,
         element: Expr<'a>,
@@ -241,6 +246,7 @@ impl<'a> Scanner<'a> {
         let mut parts = Vec::with_capacity(items.len());
         for item in items {
             if !self.has_budget() {
+                parts.push(Value::UNKNOWN);
                 break;
             }
             self.bind_target(outer.target, item);
@@ -273,7 +279,10 @@ impl<'a> Scanner<'a> {
         for (i, clause) in clauses.iter().enumerate() {
             let iter = match i {
                 0 => first_iter.clone(),
-                _ => self.eval(clause.iter),
+                _ => {
+                    let iter = self.eval(clause.iter);
+                    self.iterator_of(iter, clause.iter.start())
+                }
             };
             self.enter_loop(iter.length());
             self.bind_target(clause.target, iter.element());
@@ -386,9 +395,8 @@ impl<'a> Scanner<'a> {
 
     /// `yield value` inside a function being followed: calling it gives what it yields.
     pub(super) fn note_yield(&mut self, value: Value) {
-        let endless = self.in_endless_own_loop();
+        self.note_yield_in_loop();
         if let Some(frame) = self.yields.last_mut() {
-            frame.endless |= endless;
             if frame.values.len() < MAX_YIELDED {
                 frame.values.push(value);
             }
@@ -420,6 +428,7 @@ impl<'a> Scanner<'a> {
             }
             _ => return Value::unknown(taint),
         };
+        self.followed.insert(index);
         let scope = bind_arguments(&function, positional, keywords);
         let outer = self
             .scopes
@@ -526,7 +535,7 @@ fn merge_returns(values: Vec<Value>) -> Value {
 #[derive(Default)]
 pub(super) struct Yields {
     pub(super) values: Vec<Value>,
-    /// Some of it inside a loop that never ends.
+    /// Some of it inside a loop that never ends, waits for nothing and has no way out.
     pub(super) endless: bool,
 }
 

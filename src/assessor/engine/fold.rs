@@ -9,10 +9,6 @@ use std::io::{Read, Write};
 
 use super::value::{piece, Piece, Value};
 
-/// Fills `%s`-style or `{}`-style placeholders with the given values, in order; values
-/// that are not known text become unknown parts. `{name}`, `{0}`, `{name!r}` (`str.format`)
-/// and `%(name)s` (`%` with a dict) take the named or numbered value (`!r` quotes known
-/// text as `repr` would).
 /// `string.Template` substitution: `$name` and `${name}` take the named value (unknown
 /// parts for names not given or not known text), `$$` is `$`.
 pub fn substitute_template<'v>(template: &'v str, named: &'v [(&'v str, Value)]) -> Vec<Piece<'v>> {
@@ -53,6 +49,10 @@ pub fn substitute_template<'v>(template: &'v str, named: &'v [(&'v str, Value)])
     pieces
 }
 
+/// Fills `%s`-style or `{}`-style placeholders with the given values, in order; values
+/// that are not known text become unknown parts. `{name}`, `{0}`, `{name!r}` (`str.format`)
+/// and `%(name)s` (`%` with a dict) take the named or numbered value (`!r` quotes known
+/// text as `repr` would).
 pub fn substitute_named<'v>(
     template: &'v str,
     args: &'v [Value],

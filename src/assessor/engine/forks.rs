@@ -84,6 +84,8 @@ struct LoopFrame {
     /// Its body is walked once per item (a known list), so what it starts is already
     /// counted per pass.
     unrolled: bool,
+    /// It yields (in a generator): when it never ends, neither does the generator.
+    yields: bool,
     /// How many `except` handlers of it are being walked: a wait there (a retry's
     /// `sleep`) happens only when something failed, so it does not pace the loop.
     handlers: u32,
@@ -152,25 +154,32 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The `except` handler begun by `enter_handler` ends.
     pub(super) fn leave_handler(&mut self) {
         if let Some(frame) = self.forks.loops.last_mut() {
             frame.handlers = frame.handlers.saturating_sub(1);
         }
     }
 
-    /// Inside a loop of the function being walked that never ends and has no way out so
-    /// far (`while True:` without `break`): what is yielded here is yielded forever.
-    pub(super) fn in_endless_own_loop(&self) -> bool {
+    /// A `yield` in the function being walked: counted for its innermost loop.
+    pub(super) fn note_yield_in_loop(&mut self) {
         let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
-        self.forks.loops[own_loops_from.min(self.forks.loops.len())..]
-            .iter()
-            .any(|frame| frame.runs == Some(ENDLESS) && !frame.exits)
+        if self.forks.loops.len() > own_loops_from {
+            if let Some(frame) = self.forks.loops.last_mut() {
+                frame.yields = true;
+            }
+        }
     }
 
-    /// A function's body is being walked where it is defined, its parameters unknown (not
-    /// followed from a call with its arguments bound).
-    pub(super) fn walking_a_definition(&self) -> bool {
-        self.forks.functions.iter().any(|f| f.defining.is_some())
+    /// The function whose body is being walked where it is defined, its parameters
+    /// unknown (not followed from a call with its arguments bound), if any.
+    pub(super) fn function_being_defined(&self) -> Option<u32> {
+        self.forks
+            .functions
+            .iter()
+            .rev()
+            .find(|f| f.defining.is_some())
+            .map(|f| f.function)
     }
 
     /// A task given to a pool in the function being walked: the pool runs it on one of
@@ -330,6 +339,13 @@ impl<'a> Scanner<'a> {
         if let (Some(at), true, false) = (frame.grows, forever, frame.bounded) {
             self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
+        if forever && !frame.exits && !frame.bounded && frame.yields {
+            // A generator yielding in a loop that never ends, waits for nothing and has no
+            // way out: iterating over it never ends either.
+            if let Some(generator) = self.yields.last_mut() {
+                generator.endless = true;
+            }
+        }
         if forever && !frame.exits {
             // Nothing after a loop that never ends runs: a forked copy that enters one
             // (a worker's accept loop) never goes back to forking.
@@ -347,6 +363,7 @@ impl<'a> Scanner<'a> {
             outer.bounded |= frame.bounded && !forever;
             outer.waits_for_child |= frame.waits_for_child && !forever;
             outer.grows = outer.grows.or(frame.grows);
+            outer.yields |= frame.yields;
         }
     }
 

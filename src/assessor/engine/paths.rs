@@ -101,8 +101,7 @@ impl NormalPath<'_> {
     pub fn is_destructive_target(&self) -> bool {
         // Home itself, or any number of wholly unknown levels below it: every file there
         // (`for f in home.rglob("*"): f.unlink()`, a walk of home removing what it finds).
-        // So are the user's own documents, whole or every file found below them
-        // (`~/Documents`, `~/Documents/**`).
+        // So is every file found below the user's own documents (`~/Documents/**`).
         let found = |below: &[&str]| {
             below
                 .iter()
@@ -110,7 +109,9 @@ impl NormalPath<'_> {
         };
         match self.parts.as_slice() {
             ["~", below @ ..] if found(below) => return !self.absolute,
-            ["~", dir, below @ ..] if USER_DIRS.contains(dir) && found(below) => {
+            ["~", dir, below @ ..]
+                if USER_DIRS.contains(dir) && !below.is_empty() && found(below) =>
+            {
                 return !self.absolute
             }
             _ => {}
@@ -126,6 +127,12 @@ impl NormalPath<'_> {
         }
         self.first()
             .is_none_or(|top| SYSTEM_TREES.contains(&top) || top == UNKNOWN_PART_STR)
+    }
+
+    /// One of the user's own folders of documents, whole (`~/Documents`): removing it
+    /// with everything in it (`rmtree`) destroys them all.
+    pub fn is_user_folder(&self) -> bool {
+        matches!(self.parts.as_slice(), ["~", dir] if USER_DIRS.contains(dir)) && !self.absolute
     }
 
     /// Files whose contents opening them for writing destroys (truncating, or overwriting

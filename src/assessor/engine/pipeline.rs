@@ -95,6 +95,7 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
     scanner.scan_block(module.body());
     scanner.replay_queue_consumers();
     scanner.run_finalizers();
+    super::process_calls::judge_pending_kills(&mut scanner);
     if let Some(at) = scanner.too_deep {
         scanner.hits.add(rules::TOO_DEEP, at, Confidence::High);
     }

@@ -227,14 +227,36 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
     }
 }
 
+/// Most signals to unknown pids remembered until the end (one finding is enough).
+const MAX_PENDING_KILLS: usize = 16;
+
+/// The program ends: a signal to an unknown pid in a function that no followed call
+/// reached (a signal handler, a name looked up at run time) kills whatever it is given.
+pub(super) fn judge_pending_kills(s: &mut Scanner<'_>) {
+    let pending = std::mem::take(&mut s.pending_kills);
+    for (function, at) in pending {
+        if !s.followed.contains(&function) {
+            hit(s, rules::KILL_OTHERS, at, Confidence::Medium);
+        }
+    }
+}
+
 /// A signal sent to `pid`: other processes' unless the pid is the program's own or its
-/// child's. A pid that is only a parameter where its function is defined says nothing yet;
-/// the calls that pass one are followed with it bound.
+/// child's. An unknown pid where a function is defined (its parameter, most often) waits:
+/// the calls followed into the function decide with the pid bound, and only a function
+/// never followed (called in ways the analysis cannot see) is judged by it, at the end.
 pub(super) fn kill(s: &mut Scanner<'_>, pid: Option<&Value>, signal: Option<&Value>, at: u32) {
     let own = pid.is_some_and(|p| p.taint.has(Taint::OWN_PID));
     let probe_only = signal.and_then(Value::as_int) == Some(0);
-    let parameter = s.walking_a_definition() && pid.is_some_and(|p| *p == Value::UNKNOWN);
-    if !own && !probe_only && !parameter {
-        hit(s, rules::KILL_OTHERS, at, Confidence::Medium);
+    if own || probe_only {
+        return;
+    }
+    match s.function_being_defined() {
+        Some(function) if pid.is_some_and(|p| *p == Value::UNKNOWN) => {
+            if s.pending_kills.len() < MAX_PENDING_KILLS {
+                s.pending_kills.push((function, at));
+            }
+        }
+        _ => hit(s, rules::KILL_OTHERS, at, Confidence::Medium),
     }
 }

@@ -14,7 +14,8 @@ use super::combine::Capabilities;
 use super::findings::{Confidence, Hits};
 use super::flow::Function;
 use super::input_limits::{
-    DECOMPRESS_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_WALK_DEPTH, SHELL_BUDGET_BYTES,
+    DECOMPRESS_BUDGET_BYTES, MAX_FOLDED_ITEMS, MAX_UNROLLED_ITEMS, MAX_WALK_DEPTH,
+    SHELL_BUDGET_BYTES,
 };
 use super::parser::{BinOp, Block, Child, Expr, ExprKind, Exprs, FPart, Stmt, StmtKind};
 use super::paths::mining_and_escape;
@@ -72,6 +73,11 @@ pub struct Scanner<'a> {
     pub(super) queues: super::queues::Queues,
     /// Instances whose class has `__del__`, with that method: run as the program ends.
     pub(super) finalizers: Vec<(u32, Value)>,
+    /// Signals to unknown pids where functions were defined, by function: judged at the
+    /// end unless a call into that function was followed (`process_calls::kill`).
+    pub(super) pending_kills: Vec<(u32, u32)>,
+    /// The program's functions that some call was followed into.
+    pub(super) followed: rustc_hash::FxHashSet<u32>,
 }
 
 /// Most command-line option defaults remembered.
@@ -169,6 +175,7 @@ impl<'a> Scanner<'a> {
                 orelse,
             } => {
                 let items = self.eval(iter);
+                let items = self.iterator_of(items, iter.start());
                 self.enter_loop(items.length());
                 self.scan_for(target, items, body);
                 self.leave_loop();
@@ -465,8 +472,14 @@ impl<'a> Scanner<'a> {
             }
             ExprKind::YieldFrom(items) => {
                 let items = self.eval(items);
-                match items.iterated() {
-                    Some(each) => each.into_iter().for_each(|item| self.note_yield(item)),
+                // Going through a long list costs as much as walking it.
+                let length = items.items().map_or(0, <[Value]>::len);
+                self.work = self.work.saturating_add(length);
+                match items
+                    .items()
+                    .filter(|each| each.len() <= MAX_UNROLLED_ITEMS)
+                {
+                    Some(each) => each.iter().for_each(|item| self.note_yield(item.clone())),
                     None => self.note_yield(items.element()),
                 }
                 Value::UNKNOWN

