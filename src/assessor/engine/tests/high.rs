@@ -306,3 +306,12 @@ fn rotated_login_records_found_by_a_glob() {
         "import glob\nfor path in glob.glob('/var/log/myapp/*.log'):\n    print(open(path).read())\n",
     );
 }
+
+#[test]
+fn the_known_parts_of_run_time_code_are_analysed() {
+    // `{a!r}` of a list is not folded, but the import and call around it are code.
+    fires(
+        "CRD209",
+        "ARGV = ['sh', '-c', 'id']\nsnippet = 'import {m}\\nresult = {m}.{f}({a!r})'.format(m='sub' + 'process', f='check_output', a=ARGV)\nexec(snippet, {})\n",
+    );
+}
