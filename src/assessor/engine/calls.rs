@@ -180,6 +180,17 @@ pub(super) fn call_value<'a>(
                 };
                 return call_method(s, &object, &method, args, at);
             }
+            // A `@contextmanager` function called: what its generator first yields.
+            if let (Some(CONTEXT_MANAGER), [generator]) =
+                (function.qualified_name(), bound.as_slice())
+            {
+                let generator = generator.clone();
+                let yielded = call_value(s, &generator, args, at);
+                return match yielded.items() {
+                    Some([first, ..]) => first.clone(),
+                    _ => yielded.element(),
+                };
+            }
             // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
             if let Some(path) = function
                 .qualified_name()
@@ -259,6 +270,9 @@ const MAX_MAPPED_ITEMS: usize = 16;
 
 /// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
 const METHOD_CALLER: &str = "operator.methodcaller:";
+
+/// The name a `@contextmanager` function is kept under, bound to the function.
+const CONTEXT_MANAGER: &str = "contextlib.contextmanager:";
 
 /// The name prefix an attribute getter is kept under (`operator.attrgetter("run")`).
 const ATTR_GETTER: &str = "operator.attrgetter:";
@@ -1126,6 +1140,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         // `getsitepackages()` is a list and `get_paths()` a mapping: a listing whose
         // elements are that directory.
         Api::SitePackages => text_value(s, "/usr/lib/\u{FFFD}/site-packages", Taint::LISTING),
+        Api::ContextManager => match args.positional.first() {
+            Some(function) if is_callable(function) => {
+                method_partial(CONTEXT_MANAGER, "", vec![function.clone()])
+            }
+            _ => Value::UNKNOWN,
+        },
         Api::AttrGetter => match args.positional.first().and_then(Value::exact_text) {
             Some(path) => method_partial(ATTR_GETTER, path, Vec::new()),
             None => Value::UNKNOWN,
@@ -1506,6 +1526,14 @@ pub(super) const SENSITIVE_MODULES: &[&str] = &[
     "pty",
 ];
 
+/// Objects whose methods the rules follow: processes (their own and others'), sockets,
+/// files open for writing, queues.
+const METHOD_TRACKED: Taint = Taint::FOREIGN_PROCESS
+    .with(Taint::CHILD)
+    .with(Taint::SOCKET)
+    .with(Taint::FILE_WRITE)
+    .with(Taint::QUEUE);
+
 pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
     let name = args.positional.get(1);
@@ -1515,6 +1543,9 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
         (Some(attr), None) if object.taint.has(Taint::LIBC) => text_value(s, attr, object.taint),
         // `getattr(path, "write_text")`: the path's method, for when it is called.
         (Some(attr), None) if object.taint.has(Taint::PATH) => bound_method(&object, attr),
+        // `getattr(proc, "kill")`, `getattr(sock, "send")`: a method of an object whose
+        // methods the rules follow, for when it is called.
+        (Some(attr), None) if object.taint.has(METHOD_TRACKED) => bound_method(&object, attr),
         (None, Some(module)) if SENSITIVE_MODULES.contains(&module) => {
             hit(s, rules::DYNAMIC_IMPORT, at, Confidence::Medium);
             Value::UNKNOWN

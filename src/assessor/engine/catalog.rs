@@ -149,6 +149,9 @@ pub enum Api {
     MethodCaller,
     /// `operator.attrgetter("a.b")`: gets that attribute of what it is given.
     AttrGetter,
+    /// `@contextlib.contextmanager`: the generator function it decorates, called, gives
+    /// what it first yields to `with ... as`.
+    ContextManager,
     /// Calls the function in argument `target` (or `target=`) with the argument list in
     /// argument `args` (or `args=`): threads, processes, timers. `args: 0` means the
     /// arguments follow the function (`atexit.register(f, *args)`). `starts`: it runs
@@ -330,6 +333,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "distutils.sysconfig.get_python_lib" => SitePackages,
         "operator.methodcaller" => MethodCaller,
         "operator.attrgetter" => AttrGetter,
+        "contextlib.contextmanager" | "contextlib.asynccontextmanager" => ContextManager,
         "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
             CallsTarget {
                 target: 1,

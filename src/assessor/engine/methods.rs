@@ -249,11 +249,13 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
     let positional = match (maps, rest.first()) {
         (true, Some(items)) => match items.items().filter(|list| list.len() <= 16) {
             // `pool.map(os.system, [a, b])`: each item in turn.
+            // What it returns are the calls' results, in order.
             Some(list) => {
-                for item in list.iter().cloned() {
-                    call_indirect(s, &target, vec![item], at);
-                }
-                return Some(Value::UNKNOWN);
+                let results = list
+                    .iter()
+                    .map(|item| call_indirect(s, &target, vec![item.clone()], at))
+                    .collect();
+                return Some(Value::bounded_seq(results));
             }
             None => vec![items.element()],
         },
@@ -269,10 +271,13 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
     if starts {
         s.note_pool_task();
         s.start_target(&target, positional, at);
-    } else {
-        call_indirect(s, &target, positional, at);
+        return Some(Value::UNKNOWN);
     }
-    Some(Value::UNKNOWN)
+    let result = call_indirect(s, &target, positional, at);
+    Some(match maps {
+        true => super::flow::collection_of(result),
+        false => result,
+    })
 }
 
 pub(super) fn socket_method(s: &mut Scanner<'_>, object: &Value, method: &str, at: u32) -> Value {

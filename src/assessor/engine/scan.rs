@@ -221,7 +221,8 @@ impl<'a> Scanner<'a> {
                     self.reduce_gadget(&returned, stmt.start());
                 }
                 // `@decorator` is called with the function (innermost first). The name
-                // takes the wrapper a decorator returns (which runs around the function);
+                // takes the wrapper a decorator returns (which runs around the function,
+                // or a `@contextmanager`'s generator);
                 // anything else keeps the function, so later calls are still followed.
                 let mut bound = value;
                 for decorator in decorators.iter().rev() {
@@ -231,7 +232,7 @@ impl<'a> Scanner<'a> {
                         vec![bound.clone()],
                         stmt.start(),
                     );
-                    if matches!(wrapped.kind, Kind::Function(_)) {
+                    if matches!(wrapped.kind, Kind::Function(_) | Kind::Partial(_)) {
                         bound = wrapped;
                     }
                 }

