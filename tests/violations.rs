@@ -273,7 +273,9 @@ async fn a_fork_bomb_is_killed_for_pids_as_it_exhausts_the_limit() {
 #[tokio::test]
 async fn a_bomb_of_sleeping_threads_is_killed_for_pids() {
     let _serial = ONE_AT_A_TIME.lock().await;
-    let code = "import threading, time\nprint('STARTED', time.time())\nwhile True:\n    try:\n        threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n    except RuntimeError:\n        time.sleep(3600)\n";
+    // Bounded only by the environment (unset, so 100000), as the fork bomb above: the
+    // assessor blocks an endless loop of thread starts whose only wait is on an error.
+    let code = "import os, threading, time\nprint('STARTED', time.time())\nfor _ in range(int(os.environ.get('THREADS', '100000'))):\n    try:\n        threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n    except RuntimeError:\n        time.sleep(3600)\n";
     assert_pid_bomb_killed_soon_after_start("thread-bomb", code, &[SandboxRuntime::Runc]).await;
 }
 
