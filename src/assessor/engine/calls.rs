@@ -167,50 +167,10 @@ pub(super) fn call_value<'a>(
     let callee = match &callee.kind {
         Kind::Partial(partial) => {
             let (function, bound) = &**partial;
-            // `operator.methodcaller("system", "id")(os)` calls `os.system("id")`.
-            if let Some(method) = function
-                .qualified_name()
-                .and_then(|n| n.strip_prefix(METHOD_CALLER))
-            {
-                let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
-                let method = method.to_string();
-                let args = Args {
-                    positional: bound.clone(),
-                    keywords: Vec::new(),
-                };
-                return call_method(s, &object, &method, args, at);
-            }
-            // A `@contextmanager` function called: what its generator first yields.
-            if let (Some(CONTEXT_MANAGER), [generator]) =
-                (function.qualified_name(), bound.as_slice())
-            {
-                let generator = generator.clone();
-                let yielded = call_value(s, &generator, args, at);
-                return match yielded.items() {
-                    Some([first, ..]) => first.clone(),
-                    _ => yielded.element(),
-                };
-            }
-            // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
-            if let Some(path) = function
-                .qualified_name()
-                .and_then(|n| n.strip_prefix(ATTR_GETTER))
-            {
-                let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
-                let path = path.to_string();
-                return path
-                    .split('.')
-                    .fold(object, |value, attr| s.attribute(&value, attr));
-            }
-            // `"".join` or `p.write_bytes` taken as a value, later called: that method.
-            if let (Some(method), [object]) = (
-                function
-                    .qualified_name()
-                    .and_then(|n| n.strip_prefix(BOUND_METHOD)),
-                bound.as_slice(),
-            ) {
-                let method = method.to_string();
-                return call_method(s, &object.clone(), &method, args, at);
+            if let Some(name) = function.qualified_name() {
+                if let Some(result) = call_kept_partial(s, name, bound, &mut args, at) {
+                    return result;
+                }
             }
             args.positional.splice(0..0, bound.iter().cloned());
             function.clone()
@@ -270,6 +230,59 @@ const MAX_MAPPED_ITEMS: usize = 16;
 
 /// The name prefix a method caller is kept under (`operator.methodcaller("system")`).
 const METHOD_CALLER: &str = "operator.methodcaller:";
+
+/// Calls a partial the analysis keeps under a name prefix (a method caller, an attribute
+/// getter, a `@contextmanager` function, a bound method) with `args`; `None` for an
+/// ordinary `functools.partial`, which the caller calls with `bound` prepended.
+fn call_kept_partial<'a>(
+    s: &mut Scanner<'a>,
+    name: &str,
+    bound: &[Value],
+    args: &mut Args<'a>,
+    at: u32,
+) -> Option<Value> {
+    let first = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
+    // `operator.methodcaller("system", "id")(os)` calls `os.system("id")`.
+    if let Some(method) = name.strip_prefix(METHOD_CALLER) {
+        let bound_args = Args {
+            positional: bound.to_vec(),
+            keywords: Vec::new(),
+        };
+        return Some(call_method(s, &first, method, bound_args, at));
+    }
+    // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
+    if let Some(path) = name.strip_prefix(ATTR_GETTER) {
+        return Some(
+            path.split('.')
+                .fold(first, |value, attr| s.attribute(&value, attr)),
+        );
+    }
+    let mut taken = || {
+        std::mem::replace(
+            args,
+            Args {
+                positional: Vec::new(),
+                keywords: Vec::new(),
+            },
+        )
+    };
+    match (name, bound) {
+        // A `@contextmanager` function called: what its generator first yields.
+        (CONTEXT_MANAGER, [generator]) => {
+            let yielded = call_value(s, generator, taken(), at);
+            Some(match yielded.items() {
+                Some([first, ..]) => first.clone(),
+                _ => yielded.element(),
+            })
+        }
+        // `"".join` or `p.write_bytes` taken as a value, later called: that method.
+        (name, [object]) if name.starts_with(BOUND_METHOD) => {
+            let method = &name[BOUND_METHOD.len()..];
+            Some(call_method(s, object, method, taken(), at))
+        }
+        _ => None,
+    }
+}
 
 /// The name a `@contextmanager` function is kept under, bound to the function.
 const CONTEXT_MANAGER: &str = "contextlib.contextmanager:";
