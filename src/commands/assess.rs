@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::EXIT_USAGE;
 use crate::assessor::engine::{decode_source, not_python_source, SourceText};
@@ -62,12 +63,21 @@ fn assess_all(
     if files.len() < 2 * cores {
         return files.iter().map(one).collect();
     }
-    let chunk = files.len().div_ceil(cores);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
-            .map(|paths| scope.spawn(move || paths.iter().map(one).collect::<Vec<_>>()))
-            .collect();
+    // Workers take the next unassessed file in turn, so one slow file does not leave the
+    // other cores idle while a fixed share of the list waits behind it.
+    let next = AtomicUsize::new(0);
+    let take_files = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = files.get(index) else {
+                return done;
+            };
+            done.push((index, one(path)));
+        }
+    };
+    let mut reports: Vec<_> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..cores).map(|_| scope.spawn(take_files)).collect();
         workers
             .into_iter()
             .flat_map(|worker| {
@@ -76,7 +86,9 @@ fn assess_all(
                     .unwrap_or_else(|p| std::panic::resume_unwind(p))
             })
             .collect()
-    })
+    });
+    reports.sort_unstable_by_key(|(index, _)| *index);
+    reports.into_iter().map(|(_, report)| report).collect()
 }
 
 fn assess_one(
