@@ -5,6 +5,7 @@
 //! Called by `scan::Scanner::eval` for every call expression.
 
 use super::catalog::{self, canonical_module, canonical_name, Api};
+use super::classes::BUILTIN_VALUE;
 use super::files::{chmod, file_access, join_paths, open_file, path_new, Access};
 use super::findings::Confidence;
 use super::flow::collection_of;
@@ -18,6 +19,7 @@ use super::scan::{either, Scanner};
 use super::value::{Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART, UNKNOWN_PART_STR};
 
 /// Evaluated arguments of one call.
+#[derive(Clone)]
 pub(super) struct Args<'a> {
     pub(super) positional: Vec<Value>,
     pub(super) keywords: Vec<(Option<&'a str>, Value)>,
@@ -80,6 +82,9 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         if through_super {
             // `super().m()` inside `m` calls the parent's `m`: not the method recursing.
             s.note_call_in_loop(&format!("super.{attr}"), at);
+        } else if let Kind::Text { .. } = object.kind {
+            // `"".join(parts)` builds text; it is no thread's `join`.
+            s.note_call_in_loop(&format!("str.{attr}"), at);
         } else {
             s.note_call_in_loop(attr, at);
         }
@@ -88,6 +93,10 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             // a thread's or process's `start()` runs its `run` in a new one.
             if let ("start", Some(library)) = (attr, s.thread_class_of(&object)) {
                 s.start_instance(&object, &library, at);
+            }
+            // A builtin type's method on an instance of its subclass (`self.items()`).
+            if let Some(value) = object.field(BUILTIN_VALUE).cloned() {
+                return method_call(s, &value, attr, &args, at);
             }
             return Value::unknown(args.data_taint());
         }
@@ -177,6 +186,28 @@ pub(super) fn call_value<'a>(
         }
         _ => callee.clone(),
     };
+    if matches!(callee.kind, Kind::Name(_)) {
+        // A library function sees the value of an instance of a builtin type's subclass.
+        for value in args
+            .positional
+            .iter_mut()
+            .chain(args.keywords.iter_mut().map(|(_, v)| v))
+        {
+            if let Some(inner) = value.field(BUILTIN_VALUE) {
+                *value = inner.clone();
+            }
+        }
+        // `dict(pairs)`, `list(items)` of an iterable of the program's own: what its
+        // `__iter__` gives.
+        let collects = callee
+            .qualified_name()
+            .is_some_and(|name| COLLECTORS.contains(&name));
+        if let (true, Some(first)) = (collects, args.positional.first_mut()) {
+            if matches!(first.kind, Kind::Instance(..)) {
+                *first = s.iterator_of(first.clone(), at);
+            }
+        }
+    }
     let api = callee.qualified_name().and_then(catalog::api);
     match (
         api,
@@ -410,6 +441,47 @@ pub(super) fn parent_path(s: &mut Scanner<'_>, path: &Value) -> Value {
     }
 }
 
+/// Builtins that go through the iterable they are given.
+const COLLECTORS: &[&str] = &[
+    "builtins.dict",
+    "builtins.list",
+    "builtins.tuple",
+    "builtins.sorted",
+];
+
+/// The methods of an import finder and loader that imports run.
+const IMPORT_HOOKS: &[&str] = &[
+    "find_spec",
+    "find_module",
+    "create_module",
+    "exec_module",
+    "load_module",
+];
+
+/// Sorts dict keys as Python would when they are all integers or all known text; leaves
+/// any other mix in its order.
+fn sort_keys(keys: &mut [Value]) {
+    if keys.iter().all(|k| k.as_int().is_some()) {
+        keys.sort_by_key(|k| k.as_int());
+    } else if keys.iter().all(|k| k.exact_text().is_some()) {
+        keys.sort_by(|a, b| a.exact_text().cmp(&b.exact_text()));
+    }
+}
+
+/// The last part of a path or URL (`os.path.basename`, `Path.name`); unknown when the
+/// path is not known text.
+pub(super) fn path_file_name(s: &mut Scanner<'_>, path: &Value) -> Value {
+    let Some(text) = path.text() else {
+        return Value::unknown(path.taint.data());
+    };
+    let name = text.rsplit('/').next().unwrap_or(text).to_string();
+    let piece = match path.exact_text() {
+        Some(_) => Piece::Known(&name),
+        None => Piece::Inexact(&name),
+    };
+    s.folder.join([piece], path.taint.data())
+}
+
 /// A call to something the catalog does not know: builtins that pass text through, or
 /// an unknown function whose result carries its inputs' data taint.
 pub(super) fn plain_call<'a>(
@@ -430,7 +502,11 @@ pub(super) fn plain_call<'a>(
     if let Kind::Class(class) = callee.kind {
         // Instantiating runs `__init__` with the new instance as `self`; a record class
         // keeps the values its fields are given.
-        let instance = Value::instance(class, s.record_fields(class, args));
+        let mut fields = s.record_fields(class, args);
+        if let Some(value) = s.builtin_value(class, args, at) {
+            fields.push((BUILTIN_VALUE.into(), value));
+        }
+        let instance = Value::instance(class, fields);
         if let Some(init) = s.method_of(class, "__init__") {
             let mut positional = vec![instance.clone()];
             positional.extend(args.positional.iter().cloned());
@@ -488,6 +564,29 @@ pub(super) fn plain_call<'a>(
             ),
             Some(first),
         ) => first.clone(),
+        // `list("odus")`: the characters of known text.
+        (Some("builtins.list" | "builtins.tuple"), Some(first))
+            if first
+                .exact_text()
+                .is_some_and(|t| t.chars().count() <= MAX_FOLDED_ITEMS) =>
+        {
+            let chars = first.exact_text().unwrap_or_default().chars();
+            let items = chars
+                .map(|c| text_value(s, &c.to_string(), first.taint))
+                .collect();
+            s.folder.seq(items)
+        }
+        // `sorted(table)`, `list(table)` of a dict: its keys (sorted when they are all
+        // numbers or all known text).
+        (Some(name @ ("builtins.list" | "builtins.tuple" | "builtins.sorted")), Some(first))
+            if matches!(first.kind, Kind::Dict(_)) =>
+        {
+            let mut keys = first.iterated().unwrap_or_default();
+            if name == "builtins.sorted" {
+                sort_keys(&mut keys);
+            }
+            s.folder.seq(keys)
+        }
         // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
         (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
             if first.items().is_some()
@@ -505,6 +604,31 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
             first.clone()
         }
+        // `dict(zip(keys, values))`, `dict([("a", f)])`: pairs with known keys.
+        (Some("builtins.dict"), Some(first)) if first.items().is_some() => {
+            let pairs: Option<Vec<(Value, Value)>> = first
+                .items()
+                .unwrap_or_default()
+                .iter()
+                .map(|pair| match pair.items() {
+                    Some([key, value]) if key.is_constant() => Some((key.clone(), value.clone())),
+                    _ => None,
+                })
+                .collect();
+            match pairs {
+                Some(pairs) => Value::bounded_dict(pairs),
+                None => Value::unknown(first.deep_taint().data()),
+            }
+        }
+        // `zip(a, b)` of known lists: the tuples of their items, as long as the shortest.
+        (Some("builtins.zip"), Some(_)) if args.positional.iter().all(|a| a.items().is_some()) => {
+            let lists: Vec<&[Value]> = args.positional.iter().filter_map(Value::items).collect();
+            let shortest = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+            let tuples = (0..shortest)
+                .map(|i| s.folder.seq(lists.iter().map(|l| l[i].clone()).collect()))
+                .collect();
+            s.folder.seq(tuples)
+        }
         // `dict()`, `dict(run=os.system)`, `list()`: containers to be filled.
         (Some("builtins.dict"), None) => {
             let empty = Value {
@@ -513,6 +637,11 @@ pub(super) fn plain_call<'a>(
             };
             s.filled(&empty, "update", args).unwrap_or(empty)
         }
+        // `OrderedDict()`, `defaultdict(list)`: empty dicts, filled like any other.
+        (Some("collections.OrderedDict"), None) | (Some("collections.defaultdict"), _) => Value {
+            kind: Kind::Dict(std::rc::Rc::new([])),
+            taint: Taint::NONE,
+        },
         (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
         (Some("builtins.range"), _) => range(&args.positional),
         (Some("shlex.split"), Some(first)) => match first.exact_text() {
@@ -528,6 +657,20 @@ pub(super) fn plain_call<'a>(
         },
         (Some("itertools.count" | "itertools.cycle"), _) => iterations(Some(ENDLESS)),
         (Some("itertools.product"), _) if args.keywords.is_empty() => product(s, &args.positional),
+        // `chain(a, b, c)` of known lists: one list of all their items.
+        (Some("itertools.chain"), _)
+            if !args.positional.is_empty()
+                && args.positional.iter().all(|a| a.items().is_some()) =>
+        {
+            let items = args
+                .positional
+                .iter()
+                .flat_map(|a| a.items().unwrap_or_default().iter().cloned())
+                .collect();
+            Value::bounded_seq(items)
+        }
+        // A start-method context has the module's `Process`, `Pool` and `Queue`.
+        (Some("multiprocessing.get_context"), _) => Value::name("multiprocessing"),
         // `iter(int, 1)`: a callable that always returns its empty value never meets a
         // sentinel that differs from it.
         (Some("builtins.iter"), Some(callable))
@@ -539,6 +682,20 @@ pub(super) fn plain_call<'a>(
                 (!empty && (sentinel.as_int().is_some() || sentinel.exact_text().is_some()))
                     .then_some(ENDLESS),
             )
+        }
+        (Some("builtins.iter"), Some(first)) if args.positional.len() == 1 => first.clone(),
+        // `next(it, default)`: the first item, or the default when there is none.
+        (Some("builtins.next"), Some(first)) => {
+            let item = match (first.items(), s.member_of(first, "__next__")) {
+                // An iterator of the program's own: its `__next__` runs.
+                (_, Some(next)) => call_indirect(s, &next, Vec::new(), at),
+                (Some([head, ..]), _) => head.clone(),
+                _ => first.element(),
+            };
+            match args.positional.get(1) {
+                Some(default) => either(Value::UNKNOWN, item, default.clone()),
+                None => item,
+            }
         }
         (Some("itertools.repeat"), _) => match args.get(1, "times") {
             Some(times) => iterations(times.as_int()),
@@ -604,6 +761,11 @@ pub(super) fn plain_call<'a>(
             },
             None => Value::unknown(first.deep_taint().data()),
         },
+        (Some("builtins.reversed"), Some(first)) if first.items().is_some() => {
+            let mut items = first.items().unwrap_or_default().to_vec();
+            items.reverse();
+            s.folder.seq(items)
+        }
         (Some("builtins.reversed"), Some(first)) => match first.text() {
             Some(text) => {
                 let reversed: String = text.chars().rev().collect();
@@ -801,6 +963,27 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             Value::UNKNOWN
         }
+        Api::FileInput => {
+            let files = args.get(0, "files").cloned().unwrap_or(Value::UNKNOWN);
+            let paths = files
+                .items()
+                .map_or_else(|| vec![files.clone()], <[Value]>::to_vec);
+            let mut read = Taint::NONE;
+            for path in paths.iter().filter(|p| p.text().is_some()) {
+                read = read.with(open_file(s, path, None, at).taint.data());
+            }
+            Value::unknown(read)
+        }
+        Api::ImportHook => {
+            if let Some(finder) = args.positional.last() {
+                for hook in IMPORT_HOOKS {
+                    if let Some(method) = s.member_of(finder, hook) {
+                        call_indirect(s, &method, vec![Value::UNKNOWN], at);
+                    }
+                }
+            }
+            Value::UNKNOWN
+        }
         Api::OpenDatabase => {
             let Some(path) = args.get(0, "database").and_then(Value::text) else {
                 return Value::UNKNOWN;
@@ -907,6 +1090,10 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Some(path) => parent_path(s, path),
             None => Value::UNKNOWN,
         },
+        Api::PathFileName => match args.get(0, "p") {
+            Some(path) => path_file_name(s, path),
+            None => Value::UNKNOWN,
+        },
         Api::ReadsFile { default } => {
             let path = match args.get(0, "file") {
                 Some(path) => path.clone(),
@@ -972,6 +1159,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::UNKNOWN
         }
         Api::GetPid => Value::unknown(Taint::OWN_PID),
+        Api::GroupOf => match args.get(0, "pid") {
+            Some(pid) if pid.taint.has(Taint::OWN_PID) || pid.as_int() == Some(0) => {
+                Value::unknown(Taint::OWN_PID)
+            }
+            _ => Value::UNKNOWN,
+        },
         Api::LoadLibrary => load_library(s, args.get(0, "name"), at),
         Api::FindLibrary => match args.get(0, "name").and_then(Value::exact_text) {
             Some("c") => text_value(s, "libc.so.6", Taint::NONE),
@@ -1149,6 +1342,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
         Api::Walk => walk(s, args.get(0, "top")),
+        Api::ScanDir => {
+            let dir = args.get(0, "path").and_then(Value::text).unwrap_or(".");
+            let entry = format!("{}/{UNKNOWN_PART}", dir.trim_end_matches('/'));
+            text_value(s, &entry, Taint::LISTING)
+        }
         Api::Partial => partial(args),
         // `getsitepackages()` is a list and `get_paths()` a mapping: a listing whose
         // elements are that directory.

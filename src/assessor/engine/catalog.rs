@@ -28,6 +28,9 @@ pub enum Api {
     /// `sys.path.insert(i, path)`, `sys.path.append(path)`: later imports may load from
     /// `path`.
     ImportPath,
+    /// `sys.meta_path.insert(0, finder)`: every later import goes through the finder's
+    /// `find_spec`, `create_module` and `exec_module` (or `find_module`, `load_module`).
+    ImportHook,
     /// `shutil.unpack_archive(filename, extract_dir)`.
     Unpack,
     /// `sqlite3.connect(path)`: a database file opened (a `file:` URI as well); what is
@@ -69,8 +72,12 @@ pub enum Api {
     PathSame,
     /// `os.path.dirname`: the directory holding its first argument.
     PathParent,
+    /// `os.path.basename`: the last part of its first argument.
+    PathFileName,
     /// Opens and reads the file at its first argument, or at `default` without one
     /// (`netrc.netrc()` reads `~/.netrc`).
+    /// `fileinput.input(files=...)`: reads each of the files it is given.
+    FileInput,
     ReadsFile {
         default: &'static str,
     },
@@ -90,6 +97,9 @@ pub enum Api {
     EscapeProbe,
     Kill,
     GetPid,
+    /// `os.getpgid(pid)`, `os.getsid(pid)`: the group or session of a process, the
+    /// program's own when the pid is (or is 0).
+    GroupOf,
     LoadLibrary,
     FindLibrary,
     Prctl,
@@ -132,6 +142,8 @@ pub enum Api {
     },
     /// Paths matching a pattern or inside a directory (`glob.glob`, `os.listdir`);
     /// `names_only` when the elements are bare names rather than paths.
+    /// `os.scandir(dir)`: entries kept as their paths, `dir/<?>` (`entry.path`, `entry.name`).
+    ScanDir,
     Listing {
         names_only: bool,
     },
@@ -223,6 +235,9 @@ pub fn api(name: &str) -> Option<Api> {
         "operator.mod" => Operator(BinOp::Mod),
         "operator.mul" => Operator(BinOp::Mul),
         "operator.xor" => Operator(BinOp::BitXor),
+        "operator.or_" | "operator.ior" | "operator.__or__" => Operator(BinOp::BitOr),
+        "operator.and_" | "operator.__and__" => Operator(BinOp::BitAnd),
+        "operator.sub" | "operator.__sub__" => Operator(BinOp::Sub),
         "os.system"
         | "os.popen"
         | "subprocess.getoutput"
@@ -238,6 +253,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "subprocess.Popen" => Process,
         "asyncio.create_subprocess_exec" => ProcessArgs,
         "sys.path.insert" | "sys.path.append" => ImportPath,
+        "sys.meta_path.insert" | "sys.meta_path.append" => ImportHook,
         "shutil.unpack_archive" => Unpack,
         "sqlite3.connect" => OpenDatabase,
         "os.execv" | "os.execve" | "os.execvp" | "os.execvpe" | "os.execl" | "os.execle"
@@ -272,6 +288,8 @@ pub fn api(name: &str) -> Option<Api> {
         "urllib.request.Request"
         | "urllib2.Request"
         | "urllib.request.urlopen"
+        | "urllib.request.build_opener"
+        | "urllib.request.OpenerDirector"
         | "urllib.urlopen"
         | "urllib2.urlopen"
         | "requests.get"
@@ -321,7 +339,8 @@ pub fn api(name: &str) -> Option<Api> {
         "tempfile.mkstemp" => TempFile,
         "os.write" => WriteFd,
         "glob.glob" | "glob.iglob" => Listing { names_only: false },
-        "os.listdir" | "os.scandir" => Listing { names_only: true },
+        "os.scandir" => ScanDir,
+        "os.listdir" => Listing { names_only: true },
         "os.walk" => Walk,
         "psutil.process_iter" | "psutil.pids" => ProcessList,
         "psutil.Process" => ProcessHandle,
@@ -429,6 +448,8 @@ pub fn api(name: &str) -> Option<Api> {
         // The tree of the code is the code, as far as `compile` and `exec` care.
         "ast.parse" => PathSame,
         "os.path.dirname" => PathParent,
+        "os.path.basename" => PathFileName,
+        "fileinput.input" | "fileinput.FileInput" => FileInput,
         "netrc.netrc" => ReadsFile {
             default: "~/.netrc",
         },
@@ -453,6 +474,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "docker.api.APIClient" => EscapeProbe,
         "os.kill" | "os.killpg" => Kill,
         "os.getpid" | "os.getpgrp" => GetPid,
+        "os.getpgid" | "os.getsid" => GroupOf,
         "ctypes.CDLL"
         | "ctypes.PyDLL"
         | "ctypes.cdll.LoadLibrary"

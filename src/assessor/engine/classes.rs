@@ -33,7 +33,22 @@ pub(super) struct Class<'a> {
     /// A record class (`@dataclass`, a `NamedTuple`): its fields in the order its
     /// constructor takes them, its bases' first.
     fields: Option<Vec<&'a str>>,
+    /// The builtin type it extends (or a base extends): `builtins.str`, `builtins.list`...
+    builtin: Option<Rc<str>>,
 }
+
+/// Builtin types a class may extend whose instances are their value (`class Argv(list)`).
+const VALUE_TYPES: &[&str] = &[
+    "builtins.str",
+    "builtins.bytes",
+    "builtins.bytearray",
+    "builtins.list",
+    "builtins.tuple",
+    "builtins.dict",
+];
+
+/// The field an instance of a builtin type's subclass keeps its value in.
+pub(super) const BUILTIN_VALUE: &str = "__value__";
 
 /// Most fields of a record class followed.
 const MAX_FIELDS: usize = 64;
@@ -120,6 +135,11 @@ impl<'a> Scanner<'a> {
                 _ => None,
             })
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.serves));
+        let builtin = library_bases
+            .iter()
+            .find_map(|b| b.qualified_name().filter(|n| VALUE_TYPES.contains(n)))
+            .map(Rc::from)
+            .or_else(|| bases.iter().find_map(|b| self.class(*b)?.builtin.clone()));
         let metaclass = explicit_metaclass
             .filter(is_callable)
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.metaclass.clone()));
@@ -134,6 +154,7 @@ impl<'a> Scanner<'a> {
             starts_run,
             serves,
             fields,
+            builtin,
         });
         Value {
             kind: Kind::Class(index),
@@ -143,6 +164,23 @@ impl<'a> Scanner<'a> {
 
     fn class(&self, index: u32) -> Option<&Class<'a>> {
         self.classes.get(index as usize)
+    }
+
+    /// A new instance of a class that extends a builtin type without an `__init__` or
+    /// `__new__` of its own is the builtin's value made from the arguments
+    /// (`Argv(table[i] for i in keys)` is that list), kept as its `BUILTIN_VALUE` field.
+    pub(super) fn builtin_value(&mut self, class: u32, args: &Args<'a>, at: u32) -> Option<Value> {
+        let builtin = self.class(class)?.builtin.clone()?;
+        if self.method_of(class, "__init__").is_some() || self.method_of(class, "__new__").is_some()
+        {
+            return None;
+        }
+        Some(super::calls::call_value(
+            self,
+            &Value::name(&builtin),
+            args.clone(),
+            at,
+        ))
     }
 
     /// A record class's fields: those of its record bases, then the names annotated in
@@ -250,6 +288,22 @@ impl<'a> Scanner<'a> {
             _ => return None,
         };
         let member = self.class_member(class, attr)?;
+        if let Kind::Function(index) = member.kind {
+            // `@classmethod`: bound to the class, through the class or an instance.
+            if self.classmethods.contains(&index) {
+                let class = Value {
+                    kind: Kind::Class(class),
+                    taint: Taint::NONE,
+                };
+                return Some(Value {
+                    kind: Kind::Partial(std::rc::Rc::new((member, vec![class]))),
+                    taint: Taint::NONE,
+                });
+            }
+            if self.staticmethods.contains(&index) {
+                return Some(member);
+            }
+        }
         if instance && matches!(member.kind, Kind::Function(_)) {
             return Some(Value {
                 kind: Kind::Partial(std::rc::Rc::new((member, vec![value.clone()]))),
@@ -267,7 +321,7 @@ impl<'a> Scanner<'a> {
         }
         match self.member_of(&value, "__iter__") {
             Some(method) => super::calls::call_indirect(self, &method, Vec::new(), at),
-            None => value,
+            None => value.field(BUILTIN_VALUE).cloned().unwrap_or(value),
         }
     }
 

@@ -116,11 +116,26 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
     let Kind::Dict(pairs) = &dict.kind else {
         return lost();
     };
-    if !known_key || pairs.len() >= MAX_FILLED_ITEMS {
+    if pairs.len() >= MAX_FILLED_ITEMS {
         return lost();
     }
     let value = flat(value);
     let mut pairs = pairs.to_vec();
+    if !known_key {
+        // `table[kind] = handler` with the key known only at run time (a registry filled
+        // by a decorator): the dict keeps what it held, and a callable stored this way,
+        // for dispatch through it; other values lend their taint.
+        if !is_callable(&value) {
+            return Value {
+                kind: dict.kind.clone(),
+                taint: dict.taint.with(value.deep_taint().data()),
+            };
+        }
+        if !pairs.iter().any(|(_, v)| *v == value) {
+            pairs.push((key, value));
+        }
+        return Value::bounded_dict(pairs);
+    }
     match pairs.iter().position(|(k, _)| k.same_key(&key)) {
         Some(i) => pairs[i].1 = value,
         None => pairs.push((key, value)),

@@ -554,8 +554,8 @@ pub(super) fn collection_of(element: Value) -> Value {
             kind: Kind::Seq(std::rc::Rc::new([element])),
             taint: Taint::NONE,
         },
-        _ if taint.has(Taint::FOREIGN_PROCESS) => {
-            Value::unknown(taint.data().with(Taint::FOREIGN_PROCESS))
+        _ if taint.has(Taint::PROCESSES) => {
+            Value::unknown(taint.data().with(taint.only(Taint::PROCESSES)))
         }
         _ => Value::unknown(taint.data()),
     }

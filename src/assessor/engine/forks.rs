@@ -81,6 +81,11 @@ struct LoopFrame {
     waits_for_child: bool,
     /// Where it first grows a list or a file by big data (`append`, `extend`, `write`).
     grows: Option<u32>,
+    /// Where it first grows a list, a dict or a file by anything at all.
+    grows_any: Option<u32>,
+    /// It calls something that may block however it is named (`await`, `fetch_next`,
+    /// `receive`): a pass may wait on input, so small growth is not a runaway.
+    may_wait: bool,
     /// Its body is walked once per item (a known list), so what it starts is already
     /// counted per pass.
     unrolled: bool,
@@ -239,7 +244,13 @@ impl<'a> Scanner<'a> {
     /// that is being walked starting itself is counted for it (and not followed again);
     /// anything else is followed apart from the loops that start it, remembering the
     /// start in case that code calls a function being walked (`target=lambda: f()`).
-    pub(super) fn start_target(&mut self, target: &Value, positional: Vec<Value>, at: u32) {
+    /// Returns what the followed call returns (unknown for a self-start).
+    pub(super) fn start_target(
+        &mut self,
+        target: &Value,
+        positional: Vec<Value>,
+        at: u32,
+    ) -> Value {
         self.note_queue_consumer(target, &positional, at);
         let passes: Vec<i64> = self
             .forks
@@ -250,15 +261,16 @@ impl<'a> Scanner<'a> {
         if let Some(position) = function_of(target).and_then(|f| self.walked_at(f)) {
             let times = self.own_passes(position, &passes);
             self.count_self_start(position, at, times);
-            return;
+            return Value::UNKNOWN;
         }
         self.forks.starts.push(Start {
             at,
             functions: self.forks.functions.len(),
             passes,
         });
-        self.apart_from_loops(|s| call_indirect(s, target, positional, at));
+        let result = self.apart_from_loops(|s| call_indirect(s, target, positional, at));
         self.forks.starts.pop();
+        result
     }
 
     /// Code being followed from a start calls `function`: when that function was being
@@ -313,6 +325,14 @@ impl<'a> Scanner<'a> {
         });
     }
 
+    /// The loop being walked runs until something in it ends it: its test is always true
+    /// (`while True`, or `while step()` of a function that returns `True`).
+    pub(super) fn loop_never_ends(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.runs = Some(ENDLESS);
+        }
+    }
+
     /// A loop that starts processes or threads without ever waiting or ending is a fork
     /// bomb when it never ends, when each pass doubles the processes (`os.fork`) for at
     /// least `MIN_DOUBLINGS` passes, or when it starts `MIN_STARTS` of them in all; any
@@ -339,6 +359,12 @@ impl<'a> Scanner<'a> {
         if let (Some(at), true, false) = (frame.grows, forever, frame.bounded) {
             self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
+        // Growth by small pieces, pass after pass with nothing to wait for, ends the same
+        // way, only later. A generator's loop goes only as far as its consumer pulls.
+        let unpaced = forever && !frame.bounded && !frame.may_wait && !frame.yields;
+        if let (Some(at), true, None) = (frame.grows_any, unpaced, frame.grows) {
+            self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
+        }
         if forever && !frame.exits && !frame.bounded && frame.yields {
             // A generator yielding in a loop that never ends, waits for nothing and has no
             // way out: iterating over it never ends either.
@@ -363,6 +389,8 @@ impl<'a> Scanner<'a> {
             outer.bounded |= frame.bounded && !forever;
             outer.waits_for_child |= frame.waits_for_child && !forever;
             outer.grows = outer.grows.or(frame.grows);
+            outer.grows_any = outer.grows_any.or(frame.grows_any);
+            outer.may_wait |= frame.may_wait;
             outer.yields |= frame.yields;
         }
     }
@@ -385,11 +413,21 @@ impl<'a> Scanner<'a> {
         result
     }
 
-    /// A list or a file grows by a megabyte or more at `at` (`append`, `write`): in a
-    /// loop that never ends nor waits, without bound.
-    pub(super) fn note_growth(&mut self, at: u32) {
+    /// A list, a dict or a file grows at `at` (`append`, `d[key] = v`, `write`), by a
+    /// megabyte or more when `big`: in a loop that never ends nor waits, without bound.
+    pub(super) fn note_growth(&mut self, at: u32, big: bool) {
         if let Some(frame) = self.forks.loops.last_mut() {
-            frame.grows.get_or_insert(at);
+            frame.grows_any.get_or_insert(at);
+            if big {
+                frame.grows.get_or_insert(at);
+            }
+        }
+    }
+
+    /// Something that may block is awaited or called (`await`, `receive_message()`).
+    pub(super) fn note_may_wait(&mut self) {
+        if let Some(frame) = self.forks.loops.last_mut() {
+            frame.may_wait |= frame.handlers == 0;
         }
     }
 
@@ -481,7 +519,10 @@ impl<'a> Scanner<'a> {
             "execle", "execlp", "execlpe",
         ];
         // `os.path.join` builds a path; it is no thread's `join`.
-        let builds_text = matches!(name, "os.path.join" | "shlex.join");
+        let builds_text = matches!(name, "os.path.join" | "shlex.join" | "str.join");
+        if frame.handlers == 0 && MAY_WAIT.iter().any(|w| last.contains(w)) {
+            frame.may_wait = true;
+        }
         if WAITS.contains(&last) && !builds_text && frame.handlers == 0 {
             frame.bounded = true;
             frame.waits_for_child |= CHILD_WAITS.contains(&last);
@@ -490,6 +531,13 @@ impl<'a> Scanner<'a> {
         }
     }
 }
+
+/// Parts of names of calls that may block on input, whatever object they belong to
+/// (`join` is left out: `"".join` builds text, and a thread's `join` is a wait already).
+const MAY_WAIT: &[&str] = &[
+    "recv", "receive", "read", "get", "pop", "poll", "wait", "sleep", "fetch", "consume", "listen",
+    "accept", "input", "next", "select", "result", "request", "urlopen", "connect", "send",
+];
 
 /// Calls that start a process or thread without waiting for it.
 const FORK_STARTS: &[&str] = &[

@@ -27,8 +27,12 @@ pub(super) fn method_call(
     // keep what passes through them).
     let grows = matches!(method, "append" | "extend")
         || matches!(method, "write" | "writelines") && taint.has(Taint::FILE_WRITE);
-    if grows && args.data_taint().has(Taint::BIG) {
-        s.note_growth(at);
+    let big = args.data_taint().has(Taint::BIG);
+    // Small pieces count on a list or a file known to be one (a `deque(maxlen=...)`
+    // drops its oldest items).
+    let known = matches!(object.kind, Kind::Seq(_)) || taint.has(Taint::FILE_WRITE);
+    if grows && (big || known) {
+        s.note_growth(at, big);
     }
     if taint.has(Taint::EXTERNAL) {
         match method {
@@ -108,6 +112,7 @@ pub(super) fn method_call(
     if let Some(value) = scheduled_call(s, method, args, at) {
         return value;
     }
+    registered_callback(s, method, args, at);
     if let Kind::Text { .. } = object.kind {
         if let Some(value) = text_method(s, object, method, args) {
             return value;
@@ -172,6 +177,21 @@ pub(super) fn method_call(
         }
     }
     Value::unknown(taint.data().with(args.data_taint()))
+}
+
+/// Credentials of several services joined into one text (`";".join(f"{k}={env[k]}" for k
+/// in KEYS)`) are a harvest, not one service's login: the text is a secret to send
+/// nowhere. Two are left alone (`":".join([user, password])` is one login).
+fn harvested(items: &[Value]) -> Taint {
+    const HARVEST: usize = 3;
+    let credentials = items
+        .iter()
+        .filter(|item| item.deep_taint().has(Taint::CREDENTIAL))
+        .count();
+    match credentials >= HARVEST {
+        true => Taint::SECRET,
+        false => Taint::NONE,
+    }
 }
 
 /// `str.maketrans(a, b[, c])`: kept as the list of its arguments for `translate`.
@@ -270,14 +290,36 @@ fn scheduled_call(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) -
     };
     if starts {
         s.note_pool_task();
-        s.start_target(&target, positional, at);
-        return Some(Value::UNKNOWN);
+        // A future of what the call returns: its `result()`, or awaiting it, gives data
+        // of that kind (`await loop.run_in_executor(None, fetch, url)`).
+        let result = s.start_target(&target, positional, at);
+        return Some(Value::unknown(result.deep_taint().data()));
     }
     let result = call_indirect(s, &target, positional, at);
     Some(match maps {
         true => super::flow::collection_of(result),
         false => result,
     })
+}
+
+/// A program function handed to an event source, called when the event comes with what
+/// the source passes: `selector.register(sock, EVENT_READ, on_accept)` calls
+/// `on_accept(sock, mask)` from the program's event loop, `loop.add_reader(fd, f, *args)`
+/// calls `f(*args)`, `future.add_done_callback(f)` calls `f(future)`.
+fn registered_callback(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) {
+    let given = &args.positional;
+    let (callback, arguments) = match (method, given.as_slice()) {
+        ("register" | "modify", [source, _, callback, ..]) => {
+            (callback, vec![source.clone(), Value::UNKNOWN])
+        }
+        ("add_reader" | "add_writer", [_, callback, rest @ ..]) => (callback, rest.to_vec()),
+        ("add_done_callback", [callback]) => (callback, vec![Value::UNKNOWN]),
+        _ => return,
+    };
+    if is_callable(callback) {
+        let callback = callback.clone();
+        s.apart_from_loops(|s| call_indirect(s, &callback, arguments, at));
+    }
 }
 
 pub(super) fn socket_method(s: &mut Scanner<'_>, object: &Value, method: &str, at: u32) -> Value {
@@ -321,7 +363,7 @@ pub(super) fn text_method(
                 }
                 pieces.push(piece(item));
             }
-            s.folder.join(pieces, taint)
+            s.folder.join(pieces, taint.with(harvested(&items)))
         }
         // `string.Template(text).substitute(host=..., port=...)`: `$name`, `${name}`.
         "substitute" | "safe_substitute" => {

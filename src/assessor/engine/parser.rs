@@ -610,6 +610,8 @@ pub enum ExprKind<'a> {
     Yield(Option<Expr<'a>>),
     /// `yield from items`: yields each of the items.
     YieldFrom(Expr<'a>),
+    /// `await value`: the value, once what it waits for is done.
+    Await(Expr<'a>),
     /// `*items` in a call's arguments or a list.
     Starred(Expr<'a>),
     /// `body if test else orelse`.
@@ -743,6 +745,7 @@ impl<'a> Expr<'a> {
             ast::Expr::Yield(e) => ExprKind::Yield(e.value.as_deref().map(Expr)),
             ast::Expr::YieldFrom(e) => ExprKind::YieldFrom(Expr(&e.value)),
             ast::Expr::Starred(e) => ExprKind::Starred(Expr(&e.value)),
+            ast::Expr::Await(e) => ExprKind::Await(Expr(&e.value)),
             ast::Expr::If(e) => ExprKind::IfElse {
                 test: Expr(&e.test),
                 body: Expr(&e.body),

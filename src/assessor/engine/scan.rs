@@ -22,7 +22,7 @@ use super::paths::mining_and_escape;
 use super::policy::{CompiledSignatures, ThreatMatch};
 use super::rules;
 use super::value::{
-    own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART,
+    own_pid_parts, piece, Folder, Kind, Piece, Taint, Value, BIG_BYTES, UNKNOWN_PART,
 };
 
 /// Bindings of one scope. SipHash stays: names are attacker-chosen, so a weak hash
@@ -64,6 +64,10 @@ pub struct Scanner<'a> {
     pub(super) classes: Vec<super::classes::Class<'a>>,
     /// The program's functions decorated with `@property`: reading the attribute runs them.
     pub(super) properties: rustc_hash::FxHashSet<u32>,
+    /// Methods decorated with `@classmethod` (bound to the class) and `@staticmethod`
+    /// (bound to nothing), by function index.
+    pub(super) classmethods: rustc_hash::FxHashSet<u32>,
+    pub(super) staticmethods: rustc_hash::FxHashSet<u32>,
     /// Command-line options' defaults by destination (`add_argument("--dir",
     /// default=...)`): what `args.dir` is when the option is not given.
     argument_defaults: Vec<(String, Value)>,
@@ -217,6 +221,15 @@ impl<'a> Scanner<'a> {
                 if let (true, Kind::Function(index)) = (is_property, &value.kind) {
                     self.properties.insert(*index);
                 }
+                if let Kind::Function(index) = value.kind {
+                    for decorator in header.decorators.iter() {
+                        match decorator.kind() {
+                            ExprKind::Name("classmethod") => self.classmethods.insert(index),
+                            ExprKind::Name("staticmethod") => self.staticmethods.insert(index),
+                            _ => false,
+                        };
+                    }
+                }
                 if name == "__reduce__" || name == "__reduce_ex__" {
                     self.reduce_gadget(&returned, stmt.start());
                 }
@@ -264,10 +277,14 @@ impl<'a> Scanner<'a> {
                 self.scan_block(finalbody);
             }
             StmtKind::While { test, body, orelse } => {
+                // The test runs on every pass (`while step():`), so it is walked inside.
+                self.enter_loop(None);
                 let test = self.eval(test);
                 let forever = test.as_int().is_some_and(|n| n != 0)
                     || test.exact_text().is_some_and(|t| !t.is_empty());
-                self.enter_loop(forever.then_some(ENDLESS));
+                if forever {
+                    self.loop_never_ends();
+                }
                 self.scan_block(body);
                 self.leave_loop();
                 self.scan_block(orelse);
@@ -369,8 +386,18 @@ impl<'a> Scanner<'a> {
                 };
                 let current = self.lookup(name);
                 let key = self.eval(index);
+                self.note_dict_growth(&current, (index, &key), &value, target.start());
                 let stored = self.store_item(&current, &key, value);
                 self.rebind(name, stored);
+            }
+            // `self.table[key] = v`: the dict held in an attribute grows the same way.
+            ExprKind::Subscript {
+                value: container,
+                index,
+            } => {
+                let current = self.eval(container);
+                let key = self.eval(index);
+                self.note_dict_growth(&current, (index, &key), &value, target.start());
             }
             _ => {
                 // `f()[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
@@ -380,6 +407,21 @@ impl<'a> Scanner<'a> {
                     }
                 });
             }
+        }
+    }
+
+    /// `table[key] = value` with a key known only at run time adds an entry each time.
+    /// The key is computed (`str(self.n)`, `f"{i}"`), so a loop walked once may see it
+    /// constant where each pass makes a new one; a literal or a constant name stays.
+    fn note_dict_growth(&mut self, dict: &Value, key: (Expr<'a>, &Value), value: &Value, at: u32) {
+        let (expr, key) = key;
+        let same_each_pass = match expr.kind() {
+            ExprKind::Str(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::NoneLiteral => true,
+            ExprKind::Name(_) => key.is_constant(),
+            _ => false,
+        };
+        if matches!(dict.kind, Kind::Dict(_)) && !same_each_pass {
+            self.note_growth(at, value.deep_taint().has(Taint::BIG));
         }
     }
 
@@ -456,7 +498,19 @@ impl<'a> Scanner<'a> {
                 clauses,
             } => self.dict_comprehension(key, value, &clauses),
             ExprKind::Lambda { params, body } => self.define_lambda(params, body),
-            ExprKind::Dict(items) => self.dict(items),
+            ExprKind::Await(value) => {
+                let value = self.eval(value);
+                self.note_may_wait();
+                value
+            }
+            ExprKind::Dict(items) => {
+                let dict = self.dict(items);
+                if super::paths::is_stratum_message(&dict) {
+                    self.hits
+                        .add(rules::CRYPTO_MINING, expr.start(), Confidence::High);
+                }
+                dict
+            }
             ExprKind::BoolOp { values, or } => {
                 let mut values = values.iter().map(|e| self.eval(e)).collect::<Vec<_>>();
                 let first = values.remove(0);
@@ -676,6 +730,46 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `a | b` where `a` (or, reflected, `b`) is an instance of a program class that
+    /// defines the operator (`__or__`, `__lshift__`, `__radd__`...): what the method returns.
+    fn overloaded(&mut self, left: &Value, op: BinOp, right: &Value) -> Option<Value> {
+        let name = match op {
+            BinOp::Add => "add",
+            BinOp::Mul => "mul",
+            BinOp::Mod => "mod",
+            BinOp::Div => "truediv",
+            BinOp::BitOr => "or",
+            BinOp::Sub => "sub",
+            BinOp::BitXor => "xor",
+            BinOp::BitAnd => "and",
+            BinOp::Pow => "pow",
+            BinOp::LShift => "lshift",
+            BinOp::RShift => "rshift",
+            BinOp::Other => return None,
+        };
+        let method = |s: &Self, value: &Value, dunder: String| match value.kind {
+            Kind::Instance(class, _) => s.method_of(class, &dunder),
+            _ => None,
+        };
+        if let Some(index) = method(self, left, format!("__{name}__")) {
+            return Some(self.call_function(index, &[left.clone(), right.clone()], &[]));
+        }
+        let index = method(self, right, format!("__r{name}__"))?;
+        Some(self.call_function(index, &[right.clone(), left.clone()], &[]))
+    }
+
+    /// A class attribute read through `owner` (an instance or the class): when it is an
+    /// instance of a class with `__get__` (a descriptor), what `__get__` returns.
+    fn read_descriptor(&mut self, member: Value, owner: &Value) -> Value {
+        let Kind::Instance(class, _) = member.kind else {
+            return member;
+        };
+        match self.method_of(class, "__get__") {
+            Some(get) => self.call_function(get, &[member, owner.clone(), Value::UNKNOWN], &[]),
+            None => member,
+        }
+    }
+
     /// Evaluates a list of expressions, `*items` spread into its known elements
     /// (`os.path.join(*PARTS)`, `[*base, "-c", code]`).
     pub(super) fn eval_spread(&mut self, exprs: Exprs<'a>) -> Vec<Value> {
@@ -761,7 +855,7 @@ impl<'a> Scanner<'a> {
             return self.call_function(getter, std::slice::from_ref(value), &[]);
         }
         if let Some(member) = self.member_of(value, attr) {
-            return member;
+            return self.read_descriptor(member, value);
         }
         if let Some(member) = self.dynamic_attribute(value, attr) {
             return member;
@@ -814,14 +908,27 @@ impl<'a> Scanner<'a> {
             _ if value.taint.has(Taint::PATH) && attr == "parent" => {
                 super::calls::parent_path(self, value)
             }
+            _ if value.taint.has(Taint::PATH) && attr == "name" => {
+                super::calls::path_file_name(self, value)
+            }
+            // An entry of `os.scandir(dir)` (kept as its path): `entry.path`, `entry.name`.
+            Kind::Text { .. } if value.taint.has(Taint::BUILT) && attr == "path" => value.clone(),
+            Kind::Text { .. } if value.taint.has(Taint::BUILT) && attr == "name" => {
+                super::calls::path_file_name(self, value)
+            }
             _ => Value::unknown(value.taint),
         }
     }
 
     /// A dotted name, with known constants replaced by their values.
     pub fn attribute_of_name(&self, name: &str) -> Value {
-        // `os.system.__call__` is `os.system`.
-        let name = canonical_name(name.strip_suffix(".__call__").unwrap_or(name));
+        // `os.system.__call__` is `os.system`; `eval.__self__` is the builtins module.
+        let name = name.strip_suffix(".__call__").unwrap_or(name);
+        let name = match name.strip_suffix(".__self__") {
+            Some(function) if function.starts_with("builtins.") => "builtins",
+            _ => name,
+        };
+        let name = canonical_name(name);
         if let Some(value) = catalog::constant(&name) {
             return Value::int(value);
         }
@@ -842,6 +949,9 @@ impl<'a> Scanner<'a> {
     }
 
     pub fn binary(&mut self, left: Value, op: BinOp, right: Value) -> Value {
+        if let Some(result) = self.overloaded(&left, op, &right) {
+            return result;
+        }
         let taint = left.deep_taint().with(right.deep_taint()).data();
         let path = left.taint.has(Taint::PATH);
         match (op, &left.kind, &right.kind) {
@@ -1186,6 +1296,8 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("dict", "builtins.dict"),
     ("range", "builtins.range"),
     ("iter", "builtins.iter"),
+    ("next", "builtins.next"),
+    ("zip", "builtins.zip"),
     ("int", "builtins.int"),
     ("float", "builtins.float"),
     ("bool", "builtins.bool"),

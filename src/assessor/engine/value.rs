@@ -77,6 +77,9 @@ impl Taint {
     /// `map` over one. A `for` over it loops forever.
     pub const ENDLESS_ITERATOR: Taint = Taint(1 << 21);
 
+    /// Processes, the program's children or others': a list of them holds what each is.
+    pub const PROCESSES: Taint = Taint(Self::FOREIGN_PROCESS.0 | Self::CHILD.0);
+
     /// Taint that flows through data transformations (not object identity).
     const DATA: Taint = Taint(
         Self::DECODED.0
@@ -101,6 +104,11 @@ impl Taint {
     /// The part of the taint that survives a transformation of the data.
     pub fn data(self) -> Taint {
         Taint(self.0 & Self::DATA.0)
+    }
+
+    /// The part of the taint that is also in `mask`.
+    pub fn only(self, mask: Taint) -> Taint {
+        Taint(self.0 & mask.0)
     }
 
     pub fn without(self, other: Taint) -> Taint {
@@ -259,7 +267,7 @@ impl Value {
         let taint = self.deep_taint();
         let kept = taint
             .data()
-            .with(Taint(taint.0 & (Taint::FOREIGN_PROCESS.0 | Taint::PATH.0)));
+            .with(taint.only(Taint::PROCESSES.with(Taint::PATH)));
         match &self.kind {
             Kind::Text { text, .. } if self.taint.has(Taint::LISTING) => Value {
                 kind: Kind::Text {

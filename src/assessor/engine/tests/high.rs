@@ -315,3 +315,52 @@ fn the_known_parts_of_run_time_code_are_analysed() {
         "ARGV = ['sh', '-c', 'id']\nsnippet = 'import {m}\\nresult = {m}.{f}({a!r})'.format(m='sub' + 'process', f='check_output', a=ARGV)\nexec(snippet, {})\n",
     );
 }
+
+#[test]
+fn privilege_and_system_reads_through_classes_and_folding() {
+    // `next()` over candidate tools: whichever is found is a privilege tool.
+    fires(
+        "CRD201",
+        "import shutil, subprocess\nTOOL = next((t for t in ('doas', 'sudo') if shutil.which(t)), 'sudo')\nsubprocess.run([TOOL, 'iptables', '-F'])\n",
+    );
+    // A name reversed from a list of characters.
+    fires(
+        "CRD201",
+        "import subprocess\nsubprocess.run([''.join(reversed(list('odus'))), '-n', 'true'])\n",
+    );
+    // Mode bits from getattr on stat, folded with reduce(operator.or_).
+    fires(
+        "CRD203",
+        "import functools, operator, os, stat\nBITS = [getattr(stat, n) for n in ('S_I' + 'SUID', 'S_IRWXU')]\nos.chmod('helper', functools.reduce(operator.or_, BITS))\n",
+    );
+    // Set-id functions looked up in a dict built from zip.
+    fires(
+        "CRD202",
+        "import os\nOPS = dict(zip(('u', 'g'), (getattr(os, 'set' + s) for s in ('uid', 'gid'))))\nOPS['g'](0)\nOPS['u'](0)\n",
+    );
+    // fileinput reading the account database.
+    fires(
+        "CRD208",
+        "import fileinput\nfor line in fileinput.input(files=('/etc/passwd',)):\n    print(line.split(':')[0])\n",
+    );
+    // exec taken from `eval.__self__.__dict__`, given code that starts a program.
+    fires(
+        "CRD209",
+        "from functools import partial\nSRC = 'import subprocess\\nsubprocess.run([\"uname\", \"-a\"])'\nrun = partial(eval.__self__.__dict__['exec'])\nrun(SRC, {})\n",
+    );
+    // A str subclass built by a classmethod and evaluated by its own method.
+    fires(
+        "CRD209",
+        "import builtins\nclass Expr(str):\n    @classmethod\n    def of(cls, parts):\n        return cls(''.join(parts))\n    def run(self):\n        return getattr(builtins, 'ev' + 'al')(self)\nExpr.of([\"__import__('sub\", \"process').getoutput('id')\"]).run()\n",
+    );
+    // A dict subclass parsed by a classmethod from the cloud credentials file.
+    fires(
+        "CRD205",
+        "import configparser, os\nclass Profiles(dict):\n    @classmethod\n    def parse(cls, path):\n        cp = configparser.ConfigParser()\n        cp.read(path)\n        return cls({n: dict(cp[n]) for n in cp.sections()})\nprint(Profiles.parse(os.path.join(os.path.expanduser('~'), '.aws', 'credentials')))\n",
+    );
+    // `resolver << lines` runs `__lshift__`, which writes the file under /etc.
+    fires(
+        "CRD204",
+        "import os\nclass Conf:\n    def __init__(self, *parts):\n        self.path = os.path.join(*parts)\n    def __lshift__(self, lines):\n        with open(self.path, 'w') as fh:\n            fh.writelines(lines)\n        return self\nConf('/etc', 'resolv.conf') << ['nameserver 203.0.113.1\\n']\n",
+    );
+}
