@@ -7,6 +7,7 @@
 //! points into that list. Levels map BLOCKED and HIGH to `error`, MEDIUM to `warning` and
 //! LOW to `note`.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::assessor::engine::rules::{self, Rule};
@@ -27,33 +28,57 @@ pub struct FileReport {
     pub analysers: Vec<AnalyserRun>,
 }
 
-/// The JSON array: `[{path, level, score, findings: [...], analysers: [...]}]`.
-pub fn json(reports: &[FileReport]) -> Value {
-    Value::Array(reports.iter().map(json_file).collect())
+/// The JSON array: `[{path, level, score, findings: [...], analysers: [...]}]`, borrowed
+/// from the reports and serialised as it is written (no intermediate JSON tree).
+pub fn json(reports: &[FileReport]) -> Vec<JsonFile<'_>> {
+    reports.iter().map(json_file).collect()
 }
 
-fn json_file(report: &FileReport) -> Value {
+/// One file of `cordon assess --format json`.
+#[derive(Serialize)]
+pub struct JsonFile<'a> {
+    path: &'a str,
+    level: &'static str,
+    score: u32,
+    findings: Vec<JsonFinding<'a>>,
+    analysers: &'a [AnalyserRun],
+}
+
+/// One finding of a file, as `--format json` prints it.
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    rule: &'a str,
+    title: &'a str,
+    severity: &'static str,
+    confidence: &'a str,
+    line: u32,
+    column: u32,
+    message: &'a str,
+    cwe: &'a Option<String>,
+}
+
+fn json_file(report: &FileReport) -> JsonFile<'_> {
     let a = &report.assessment;
-    json!({
-        "path": report.path,
-        "level": a.level.as_str(),
-        "score": a.score,
-        "findings": a.findings.iter().map(json_finding).collect::<Vec<_>>(),
-        "analysers": report.analysers,
-    })
+    JsonFile {
+        path: &report.path,
+        level: a.level.as_str(),
+        score: a.score,
+        findings: a.findings.iter().map(json_finding).collect(),
+        analysers: &report.analysers,
+    }
 }
 
-fn json_finding(f: &Finding) -> Value {
-    json!({
-        "rule": f.rule,
-        "title": f.title,
-        "severity": f.severity.as_str(),
-        "confidence": f.confidence,
-        "line": f.line,
-        "column": f.column,
-        "message": f.message,
-        "cwe": f.cwe,
-    })
+fn json_finding(f: &Finding) -> JsonFinding<'_> {
+    JsonFinding {
+        rule: &f.rule,
+        title: &f.title,
+        severity: f.severity.as_str(),
+        confidence: &f.confidence,
+        line: f.line,
+        column: f.column,
+        message: &f.message,
+        cwe: &f.cwe,
+    }
 }
 
 /// Text for people: one header line per file, one indented line per finding.
@@ -329,7 +354,8 @@ mod tests {
     #[test]
     fn json_objects_carry_the_documented_fields() {
         // {path, level, score, findings:[{rule,...,cwe}]} for each file.
-        let value = json(&[report("c.py", "import pickle\npickle.loads(data)\n")]);
+        let reports = [report("c.py", "import pickle\npickle.loads(data)\n")];
+        let value = serde_json::to_value(json(&reports)).expect("serialisable");
         let file = &value[0];
         assert_eq!(file["path"], "c.py");
         for key in ["level", "score", "findings"] {
