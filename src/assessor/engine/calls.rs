@@ -100,7 +100,20 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             }
             return Value::unknown(args.data_taint());
         }
+        // `batch = []` in the loop, then `batch.append(x)`: a new list each pass (a file
+        // opened each pass still fills the disk).
+        let in_memory = !object.taint.has(Taint::FILE_WRITE);
+        let fresh = in_memory
+            && match func.kind() {
+                ExprKind::Attribute { value, .. } => match value.kind() {
+                    ExprKind::Name(name) => s.is_bound_in_loop(name),
+                    _ => false,
+                },
+                _ => false,
+            };
+        s.forks.fresh_receiver = fresh;
         let result = method_call(s, &object, attr, &args, at);
+        s.forks.fresh_receiver = false;
         if let ExprKind::Attribute { value, .. } = func.kind() {
             match value.kind() {
                 ExprKind::Name(name) => update_receiver(s, name, &object, attr, &args, &result),
@@ -968,9 +981,15 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let paths = files
                 .items()
                 .map_or_else(|| vec![files.clone()], <[Value]>::to_vec);
+            // `inplace=True`: what the loop prints replaces each file.
+            let inplace = args
+                .get(1, "inplace")
+                .and_then(Value::as_int)
+                .is_some_and(|n| n != 0);
+            let mode = inplace.then_some("r+");
             let mut read = Taint::NONE;
             for path in paths.iter().filter(|p| p.text().is_some()) {
-                read = read.with(open_file(s, path, None, at).taint.data());
+                read = read.with(open_file(s, path, mode, at).taint.data());
             }
             Value::unknown(read)
         }
@@ -1343,7 +1362,10 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
         Api::Walk => walk(s, args.get(0, "top")),
         Api::ScanDir => {
-            let dir = args.get(0, "path").and_then(Value::text).unwrap_or(".");
+            let dir = match args.get(0, "path") {
+                Some(path) => path.text().unwrap_or(UNKNOWN_PART_STR),
+                None => ".",
+            };
             let entry = format!("{}/{UNKNOWN_PART}", dir.trim_end_matches('/'));
             text_value(s, &entry, Taint::LISTING)
         }
@@ -1605,10 +1627,17 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
         "PRIVATE",
         "CREDENTIAL",
         "ACCESS_KEY",
-        "AUTH",
-        "SESSION",
         "COOKIE",
     ];
+    // `GITHUB_AUTH`, `AUTH_KEY`, `APP_SESSION_ID` hold one; `AUTH_SERVER`, `SESSION_TIMEOUT`
+    // are settings: these words count at the end of the name or before `KEY`/`ID`.
+    const WORDS: &[&str] = &["AUTH", "SESSION", "SESSIONID", "AUTHORIZATION"];
+    let names_one_by_word = |name: &str| {
+        let words: Vec<&str> = name.split('_').collect();
+        words.iter().enumerate().any(|(i, word)| {
+            WORDS.contains(word) && matches!(words.get(i + 1), None | Some(&"KEY") | Some(&"ID"))
+        })
+    };
     let name = key.and_then(Value::exact_text).map(str::to_ascii_uppercase);
     if name.as_deref() == Some("HOME") {
         return Value {
@@ -1627,7 +1656,8 @@ pub(super) fn environment_value(key: Option<&Value>) -> Value {
     match name {
         Some(name)
             if (MARKERS.iter().any(|m| name.contains(m))
-                || ENDINGS.iter().any(|e| name.ends_with(e)))
+                || ENDINGS.iter().any(|e| name.ends_with(e))
+                || names_one_by_word(&name))
                 && !LOCATIONS.iter().any(|l| name.ends_with(l)) =>
         {
             Value::unknown(Taint::CREDENTIAL.with(Taint::EXTERNAL))

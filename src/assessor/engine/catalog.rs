@@ -74,10 +74,11 @@ pub enum Api {
     PathParent,
     /// `os.path.basename`: the last part of its first argument.
     PathFileName,
+    /// `fileinput.input(files=...)`: reads each of the files it is given (and, with
+    /// `inplace=True`, rewrites them).
+    FileInput,
     /// Opens and reads the file at its first argument, or at `default` without one
     /// (`netrc.netrc()` reads `~/.netrc`).
-    /// `fileinput.input(files=...)`: reads each of the files it is given.
-    FileInput,
     ReadsFile {
         default: &'static str,
     },
@@ -140,10 +141,10 @@ pub enum Api {
     OpenUnnamed {
         mode: Option<usize>,
     },
-    /// Paths matching a pattern or inside a directory (`glob.glob`, `os.listdir`);
-    /// `names_only` when the elements are bare names rather than paths.
     /// `os.scandir(dir)`: entries kept as their paths, `dir/<?>` (`entry.path`, `entry.name`).
     ScanDir,
+    /// Paths matching a pattern or inside a directory (`glob.glob`, `os.listdir`);
+    /// `names_only` when the elements are bare names rather than paths.
     Listing {
         names_only: bool,
     },

@@ -48,7 +48,8 @@ const VALUE_TYPES: &[&str] = &[
 ];
 
 /// The field an instance of a builtin type's subclass keeps its value in.
-pub(super) const BUILTIN_VALUE: &str = "__value__";
+/// (Not a Python identifier, so no attribute of the program's can be it.)
+pub(super) const BUILTIN_VALUE: &str = "<builtin value>";
 
 /// Most fields of a record class followed.
 const MAX_FIELDS: usize = 64;

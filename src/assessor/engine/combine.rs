@@ -27,6 +27,9 @@ pub struct Capabilities {
     /// Where a downloaded archive or directory was put on `sys.path`: imports after it
     /// may load the downloaded code.
     pub downloaded_import_path: Option<u32>,
+    /// Where a stratum message is written out (`{"method": "login", "params": {...,
+    /// "agent": ...}}`): a miner's pool client when the program also uses the network.
+    pub stratum_message: Option<u32>,
     /// Every program started: its command text, whether fully known, and where.
     pub program_runs: Vec<(Rc<str>, bool, u32)>,
     /// Paths given execute permission, and where.
@@ -144,6 +147,9 @@ impl Capabilities {
 }
 
 pub fn combine(caps: &Capabilities, hits: &mut Hits) {
+    if let (Some(at), Some(_)) = (caps.stratum_message, caps.network) {
+        hits.add(rules::CRYPTO_MINING, at, Confidence::High);
+    }
     reverse_shell(caps, hits);
     exfiltration(caps, hits);
     download_then_run(caps, hits);

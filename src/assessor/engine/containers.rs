@@ -123,15 +123,9 @@ fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
     let mut pairs = pairs.to_vec();
     if !known_key {
         // `table[kind] = handler` with the key known only at run time (a registry filled
-        // by a decorator): the dict keeps what it held, and a callable stored this way,
-        // for dispatch through it; other values lend their taint.
-        if !is_callable(&value) {
-            return Value {
-                kind: dict.kind.clone(),
-                taint: dict.taint.with(value.deep_taint().data()),
-            };
-        }
-        if !pairs.iter().any(|(_, v)| *v == value) {
+        // by a decorator): the dict keeps what it held and the new pair under its unknown
+        // key, so dispatch finds the handler and `values()` holds what was stored.
+        if !pairs.iter().any(|(k, v)| *v == value && !k.is_constant()) {
             pairs.push((key, value));
         }
         return Value::bounded_dict(pairs);

@@ -17,6 +17,9 @@ use super::value::{Kind, Taint, Value, ENDLESS, OWN_SCRIPT_TEXT};
 #[derive(Default)]
 pub(super) struct Forks<'a> {
     loops: Vec<LoopFrame>,
+    /// The container a method is being called on was bound in the loop being walked (a
+    /// new one each pass): what the call adds to it is no growth.
+    pub(super) fresh_receiver: bool,
     functions: Vec<FunctionFrame<'a>>,
     starts: Vec<Start>,
     /// `if` statements being walked (`if __name__ == "__main__"` aside).
@@ -81,8 +84,20 @@ struct LoopFrame {
     waits_for_child: bool,
     /// Where it first grows a list or a file by big data (`append`, `extend`, `write`).
     grows: Option<u32>,
-    /// Where it first grows a list, a dict or a file by anything at all.
+    /// Where it first grows a list, a dict or a file that outlives a pass, by anything.
     grows_any: Option<u32>,
+    /// It surely runs on: its test is a constant or a call that returns one (not a name
+    /// or attribute the body may change), or it goes through an endless iterator.
+    certain: bool,
+    /// Something reached from it may end the program or leave the loop however deep
+    /// (`sys.exit`, `os._exit`, `raise` in a helper).
+    may_end: bool,
+    /// Names (hashed) bound in it by the function that runs it: a container bound there
+    /// is new on each pass, and a key bound there changes.
+    rebound: Vec<u64>,
+    /// How many functions were being walked when it began: growth in a loop of a called
+    /// function is that call's own (a list it builds and returns), not the caller's loop's.
+    functions_at: usize,
     /// It calls something that may block however it is named (`await`, `fetch_next`,
     /// `receive`): a pass may wait on input, so small growth is not a runaway.
     may_wait: bool,
@@ -321,15 +336,45 @@ impl<'a> Scanner<'a> {
     pub(super) fn enter_loop(&mut self, runs: Option<i64>) {
         self.forks.loops.push(LoopFrame {
             runs,
+            certain: runs == Some(ENDLESS),
+            functions_at: self.forks.functions.len(),
             ..LoopFrame::default()
         });
     }
 
+    /// `name` is bound in the function being walked: inside its own innermost loop, the
+    /// loop remembers it.
+    pub(super) fn note_bound_in_loop(&mut self, name: &str) {
+        let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
+        if self.forks.loops.len() > own_loops_from {
+            if let Some(frame) = self.forks.loops.last_mut() {
+                note_rebound(frame, name_hash(name));
+            }
+        }
+    }
+
+    /// Whether `name` was bound in one of the open loops of the function being walked.
+    pub(super) fn is_bound_in_loop(&self, name: &str) -> bool {
+        let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
+        let hash = name_hash(name);
+        self.forks.loops[own_loops_from.min(self.forks.loops.len())..]
+            .iter()
+            .any(|frame| frame.rebound.contains(&hash))
+    }
+
+    /// The program may end, or leave every loop, here (`raise`, `sys.exit`).
+    pub(super) fn note_may_end(&mut self) {
+        for frame in &mut self.forks.loops {
+            frame.may_end = true;
+        }
+    }
+
     /// The loop being walked runs until something in it ends it: its test is always true
     /// (`while True`, or `while step()` of a function that returns `True`).
-    pub(super) fn loop_never_ends(&mut self) {
+    pub(super) fn loop_never_ends(&mut self, certain: bool) {
         if let Some(frame) = self.forks.loops.last_mut() {
             frame.runs = Some(ENDLESS);
+            frame.certain = certain;
         }
     }
 
@@ -361,7 +406,12 @@ impl<'a> Scanner<'a> {
         }
         // Growth by small pieces, pass after pass with nothing to wait for, ends the same
         // way, only later. A generator's loop goes only as far as its consumer pulls.
-        let unpaced = forever && !frame.bounded && !frame.may_wait && !frame.yields;
+        let unpaced = forever
+            && frame.certain
+            && !frame.bounded
+            && !frame.may_wait
+            && !frame.may_end
+            && !frame.yields;
         if let (Some(at), true, None) = (frame.grows_any, unpaced, frame.grows) {
             self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
@@ -389,8 +439,14 @@ impl<'a> Scanner<'a> {
             outer.bounded |= frame.bounded && !forever;
             outer.waits_for_child |= frame.waits_for_child && !forever;
             outer.grows = outer.grows.or(frame.grows);
-            outer.grows_any = outer.grows_any.or(frame.grows_any);
+            if outer.functions_at == frame.functions_at {
+                outer.grows_any = outer.grows_any.or(frame.grows_any);
+            }
             outer.may_wait |= frame.may_wait;
+            outer.may_end |= frame.may_end;
+            for name in frame.rebound {
+                note_rebound(outer, name);
+            }
             outer.yields |= frame.yields;
         }
     }
@@ -416,6 +472,9 @@ impl<'a> Scanner<'a> {
     /// A list, a dict or a file grows at `at` (`append`, `d[key] = v`, `write`), by a
     /// megabyte or more when `big`: in a loop that never ends nor waits, without bound.
     pub(super) fn note_growth(&mut self, at: u32, big: bool) {
+        if self.forks.fresh_receiver {
+            return;
+        }
         if let Some(frame) = self.forks.loops.last_mut() {
             frame.grows_any.get_or_insert(at);
             if big {
@@ -469,6 +528,7 @@ impl<'a> Scanner<'a> {
     pub(super) fn note_call_in_loop(&mut self, name: &str, at: u32) {
         if PROGRAM_ENDS.contains(&name) {
             self.note_end_of_run();
+            self.note_may_end();
         }
         let mut defining = self.forks.functions.iter_mut().rev();
         if let Some(def) = defining.find(|f| f.defining.is_some()) {
@@ -520,7 +580,11 @@ impl<'a> Scanner<'a> {
         ];
         // `os.path.join` builds a path; it is no thread's `join`.
         let builds_text = matches!(name, "os.path.join" | "shlex.join" | "str.join");
-        if frame.handlers == 0 && MAY_WAIT.iter().any(|w| last.contains(w)) {
+        // By word: `recv_into`, `readline`, `fetchone`, not `current_thread` or `target`.
+        let may_wait = last
+            .split('_')
+            .any(|word| MAY_WAIT.iter().any(|w| word.starts_with(w)));
+        if frame.handlers == 0 && may_wait {
             frame.may_wait = true;
         }
         if WAITS.contains(&last) && !builds_text && frame.handlers == 0 {
@@ -528,12 +592,28 @@ impl<'a> Scanner<'a> {
             frame.waits_for_child |= CHILD_WAITS.contains(&last);
         } else if ENDS.contains(&last) {
             frame.child_ends = true;
+            frame.may_end = true;
         }
     }
 }
 
-/// Parts of names of calls that may block on input, whatever object they belong to
-/// (`join` is left out: `"".join` builds text, and a thread's `join` is a wait already).
+/// Most names a loop remembers as bound in it.
+const MAX_REBOUND: usize = 32;
+
+fn note_rebound(frame: &mut LoopFrame, hash: u64) {
+    if frame.rebound.len() < MAX_REBOUND && !frame.rebound.contains(&hash) {
+        frame.rebound.push(hash);
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
+}
+
+/// Beginnings of words of names of calls that may block on input, whatever object they
+/// belong to (`join` is left out: `"".join` builds text, and a thread's `join` is a wait
+/// already).
 const MAY_WAIT: &[&str] = &[
     "recv", "receive", "read", "get", "pop", "poll", "wait", "sleep", "fetch", "consume", "listen",
     "accept", "input", "next", "select", "result", "request", "urlopen", "connect", "send",

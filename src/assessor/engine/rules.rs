@@ -78,7 +78,7 @@ rules! {
     FORK_BOMB = "CRD111", Blocked, Behavioural, Some("CWE-400"), "Fork bomb",
         "Starting processes or threads in a loop that never ends, or a thousand of them, or forking for ten passes or more (each child forks on), or a function (in Python or the shell) that starts itself twice or more per call, without waiting, exhausts the process table and memory of everything on the machine.";
     RESOURCE_BOMB = "CRD112", Blocked, Behavioural, Some("CWE-400"), "Memory or disk bomb",
-        "A loop that never ends, waits for nothing and only grows a list or a file takes all the memory or disk the sandbox shares with other jobs.";
+        "A loop that never ends, waits for nothing and only grows a list, a dict or a file takes all the memory or disk the sandbox shares with other jobs.";
 
     PRIVILEGE_COMMAND = "CRD201", High, Privileged, Some("CWE-250"), "sudo or su invoked",
         "Asking for root through sudo, su, doas or pkexec tries to leave the sandbox's unprivileged user.";

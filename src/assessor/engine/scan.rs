@@ -279,11 +279,15 @@ impl<'a> Scanner<'a> {
             StmtKind::While { test, body, orelse } => {
                 // The test runs on every pass (`while step():`), so it is walked inside.
                 self.enter_loop(None);
+                let certain = matches!(
+                    test.kind(),
+                    ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Call(_)
+                );
                 let test = self.eval(test);
                 let forever = test.as_int().is_some_and(|n| n != 0)
                     || test.exact_text().is_some_and(|t| !t.is_empty());
                 if forever {
-                    self.loop_never_ends();
+                    self.loop_never_ends(certain);
                 }
                 self.scan_block(body);
                 self.leave_loop();
@@ -304,6 +308,7 @@ impl<'a> Scanner<'a> {
             }
             StmtKind::Other if stmt.is_raise() => {
                 self.note_end_of_run();
+                self.note_may_end();
                 // An exception ends the loop it is raised in, as `break` does.
                 self.loop_exits();
                 self.scan_children(stmt);
@@ -348,6 +353,7 @@ impl<'a> Scanner<'a> {
     }
 
     pub fn bind(&mut self, name: &'a str, value: Value) {
+        self.note_bound_in_loop(name);
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name, value);
         }
@@ -386,7 +392,9 @@ impl<'a> Scanner<'a> {
                 };
                 let current = self.lookup(name);
                 let key = self.eval(index);
-                self.note_dict_growth(&current, (index, &key), &value, target.start());
+                if !self.is_bound_in_loop(name) {
+                    self.note_dict_growth(&current, (index, &key), &value, target.start());
+                }
                 let stored = self.store_item(&current, &key, value);
                 self.rebind(name, stored);
             }
@@ -417,7 +425,7 @@ impl<'a> Scanner<'a> {
         let (expr, key) = key;
         let same_each_pass = match expr.kind() {
             ExprKind::Str(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::NoneLiteral => true,
-            ExprKind::Name(_) => key.is_constant(),
+            ExprKind::Name(name) => key.is_constant() && !self.is_bound_in_loop(name),
             _ => false,
         };
         if matches!(dict.kind, Kind::Dict(_)) && !same_each_pass {
@@ -506,8 +514,8 @@ impl<'a> Scanner<'a> {
             ExprKind::Dict(items) => {
                 let dict = self.dict(items);
                 if super::paths::is_stratum_message(&dict) {
-                    self.hits
-                        .add(rules::CRYPTO_MINING, expr.start(), Confidence::High);
+                    // Mining when the program also talks to the network (a pool).
+                    self.caps.stratum_message.get_or_insert(expr.start());
                 }
                 dict
             }
@@ -733,6 +741,10 @@ impl<'a> Scanner<'a> {
     /// `a | b` where `a` (or, reflected, `b`) is an instance of a program class that
     /// defines the operator (`__or__`, `__lshift__`, `__radd__`...): what the method returns.
     fn overloaded(&mut self, left: &Value, op: BinOp, right: &Value) -> Option<Value> {
+        let instance = |v: &Value| matches!(v.kind, Kind::Instance(..));
+        if !instance(left) && !instance(right) {
+            return None;
+        }
         let name = match op {
             BinOp::Add => "add",
             BinOp::Mul => "mul",
