@@ -104,6 +104,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         // opened each pass still fills the disk).
         let in_memory = !object.taint.has(Taint::FILE_WRITE);
         let fresh = in_memory
+            && matches!(attr, "append" | "extend")
             && match func.kind() {
                 ExprKind::Attribute { value, .. } => match value.kind() {
                     ExprKind::Name(name) => s.is_bound_in_loop(name),
@@ -444,14 +445,19 @@ pub(super) fn parent_path(s: &mut Scanner<'_>, path: &Value) -> Value {
     match path.text() {
         Some(text) => {
             let parent = super::paths::parent(text);
-            let piece = match path.exact_text() {
-                Some(_) => Piece::Known(&parent),
-                None => Piece::Inexact(&parent),
-            };
-            s.folder.join([piece], path.taint)
+            path_part(s, path, &parent, path.taint)
         }
         None => Value::unknown(path.taint),
     }
+}
+
+/// A part of `path`'s text, as exact as the path is, with `taint`.
+fn path_part(s: &mut Scanner<'_>, path: &Value, part: &str, taint: Taint) -> Value {
+    let piece = match path.exact_text() {
+        Some(_) => Piece::Known(part),
+        None => Piece::Inexact(part),
+    };
+    s.folder.join([piece], taint)
 }
 
 /// Builtins that go through the iterable they are given.
@@ -488,11 +494,7 @@ pub(super) fn path_file_name(s: &mut Scanner<'_>, path: &Value) -> Value {
         return Value::unknown(path.taint.data());
     };
     let name = text.rsplit('/').next().unwrap_or(text).to_string();
-    let piece = match path.exact_text() {
-        Some(_) => Piece::Known(&name),
-        None => Piece::Inexact(&name),
-    };
-    s.folder.join([piece], path.taint.data())
+    path_part(s, path, &name, path.taint.data())
 }
 
 /// A call to something the catalog does not know: builtins that pass text through, or
@@ -643,18 +645,12 @@ pub(super) fn plain_call<'a>(
             s.folder.seq(tuples)
         }
         // `dict()`, `dict(run=os.system)`, `list()`: containers to be filled.
-        (Some("builtins.dict"), None) => {
-            let empty = Value {
-                kind: Kind::Dict(std::rc::Rc::new([])),
-                taint: Taint::NONE,
-            };
+        // `OrderedDict()`, `defaultdict(list)` too: dicts filled like any other.
+        (Some("builtins.dict" | "collections.OrderedDict"), None) => {
+            let empty = Value::bounded_dict(Vec::new());
             s.filled(&empty, "update", args).unwrap_or(empty)
         }
-        // `OrderedDict()`, `defaultdict(list)`: empty dicts, filled like any other.
-        (Some("collections.OrderedDict"), None) | (Some("collections.defaultdict"), _) => Value {
-            kind: Kind::Dict(std::rc::Rc::new([])),
-            taint: Taint::NONE,
-        },
+        (Some("collections.defaultdict"), _) => Value::bounded_dict(Vec::new()),
         (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
         (Some("builtins.range"), _) => range(&args.positional),
         (Some("shlex.split"), Some(first)) => match first.exact_text() {

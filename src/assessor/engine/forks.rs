@@ -356,10 +356,12 @@ impl<'a> Scanner<'a> {
     /// Whether `name` was bound in one of the open loops of the function being walked.
     pub(super) fn is_bound_in_loop(&self, name: &str) -> bool {
         let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
+        let own_loops = &self.forks.loops[own_loops_from.min(self.forks.loops.len())..];
+        if own_loops.is_empty() {
+            return false;
+        }
         let hash = name_hash(name);
-        self.forks.loops[own_loops_from.min(self.forks.loops.len())..]
-            .iter()
-            .any(|frame| frame.rebound.contains(&hash))
+        own_loops.iter().any(|frame| frame.rebound.contains(&hash))
     }
 
     /// The program may end, or leave every loop, here (`raise`, `sys.exit`).

@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use super::indicators::{MarkerSet, Tag};
-use super::value::{Kind, Value, UNKNOWN_PART, UNKNOWN_PART_STR};
+use super::value::{Value, UNKNOWN_PART, UNKNOWN_PART_STR};
 
 /// A path split into components, `.` and `..` resolved.
 pub struct NormalPath<'p> {
@@ -641,28 +641,18 @@ pub fn mining_and_escape(text: &str) -> (bool, bool) {
 /// the miner's `login`, `pass` and `agent`, a `submit` of a share's `job_id` and `nonce`,
 /// or the `keepalived` ping.
 pub fn is_stratum_message(message: &Value) -> bool {
-    let Some(method) = entry(message, "method").and_then(Value::exact_text) else {
+    let Some(method) = message.get_text("method").and_then(Value::exact_text) else {
         return false;
     };
-    let params = entry(message, "params");
+    let params = message.get_text("params");
     let has_all =
-        |keys: &[&str]| params.is_some_and(|p| keys.iter().all(|k| entry(p, k).is_some()));
+        |keys: &[&str]| params.is_some_and(|p| keys.iter().all(|k| p.get_text(k).is_some()));
     match method {
         "login" => has_all(&["login", "pass", "agent"]),
         "submit" | "mining.submit" => has_all(&["job_id", "nonce"]),
         "keepalived" => true,
         _ => false,
     }
-}
-
-/// The value under the text key `key` of a dict with known keys.
-fn entry<'v>(dict: &'v Value, key: &str) -> Option<&'v Value> {
-    let Kind::Dict(pairs) = &dict.kind else {
-        return None;
-    };
-    pairs
-        .iter()
-        .find_map(|(k, v)| (k.exact_text() == Some(key)).then_some(v))
 }
 
 /// A Monero wallet address: 95 (or, integrated, 106) letters and digits starting with

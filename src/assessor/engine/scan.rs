@@ -392,9 +392,7 @@ impl<'a> Scanner<'a> {
                 };
                 let current = self.lookup(name);
                 let key = self.eval(index);
-                if !self.is_bound_in_loop(name) {
-                    self.note_dict_growth(&current, (index, &key), &value, target.start());
-                }
+                self.note_dict_growth((container, &current), (index, &key), &value, target.start());
                 let stored = self.store_item(&current, &key, value);
                 self.rebind(name, stored);
             }
@@ -405,7 +403,7 @@ impl<'a> Scanner<'a> {
             } => {
                 let current = self.eval(container);
                 let key = self.eval(index);
-                self.note_dict_growth(&current, (index, &key), &value, target.start());
+                self.note_dict_growth((container, &current), (index, &key), &value, target.start());
             }
             _ => {
                 // `f()[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
@@ -421,14 +419,28 @@ impl<'a> Scanner<'a> {
     /// `table[key] = value` with a key known only at run time adds an entry each time.
     /// The key is computed (`str(self.n)`, `f"{i}"`), so a loop walked once may see it
     /// constant where each pass makes a new one; a literal or a constant name stays.
-    fn note_dict_growth(&mut self, dict: &Value, key: (Expr<'a>, &Value), value: &Value, at: u32) {
-        let (expr, key) = key;
+    /// A dict bound in the loop itself is a new one each pass.
+    fn note_dict_growth(
+        &mut self,
+        (container, dict): (Expr<'a>, &Value),
+        (expr, key): (Expr<'a>, &Value),
+        value: &Value,
+        at: u32,
+    ) {
+        if !matches!(dict.kind, Kind::Dict(_)) {
+            return;
+        }
+        if let ExprKind::Name(name) = container.kind() {
+            if self.is_bound_in_loop(name) {
+                return;
+            }
+        }
         let same_each_pass = match expr.kind() {
             ExprKind::Str(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::NoneLiteral => true,
             ExprKind::Name(name) => key.is_constant() && !self.is_bound_in_loop(name),
             _ => false,
         };
-        if matches!(dict.kind, Kind::Dict(_)) && !same_each_pass {
+        if !same_each_pass {
             self.note_growth(at, value.deep_taint().has(Taint::BIG));
         }
     }

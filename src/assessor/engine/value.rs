@@ -398,6 +398,16 @@ impl Value {
         pairs.iter().find_map(|(k, v)| k.same_key(key).then_some(v))
     }
 
+    /// The value under the known text key `key` of a dict with known keys.
+    pub fn get_text(&self, key: &str) -> Option<&Value> {
+        let Kind::Dict(pairs) = &self.kind else {
+            return None;
+        };
+        pairs
+            .iter()
+            .find_map(|(k, v)| (k.exact_text() == Some(key)).then_some(v))
+    }
+
     /// Whether two dict keys are the same known text or the same integer.
     pub fn same_key(&self, other: &Value) -> bool {
         match (self.exact_text(), other.exact_text()) {
