@@ -6,7 +6,7 @@
 
 use super::catalog::{self, canonical_module, canonical_name, Api};
 use super::classes::BUILTIN_VALUE;
-use super::files::{chmod, file_access, join_paths, open_file, path_new, Access};
+use super::files::{chmod, file_access, join_paths, note_copy, open_file, path_new, Access};
 use super::findings::Confidence;
 use super::flow::collection_of;
 use super::fold;
@@ -62,8 +62,9 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             if object.qualified_name().is_some() {
                 s.attribute(&object, attr)
             } else if let Some(member) = s.member_of(&object, attr) {
-                // `Runner(cmd).run()`, `Cls.helper(x)`: the program's own method.
-                member
+                // `Runner(cmd).run()`, `Cls.helper(x)`: the program's own method (or what
+                // a descriptor's `__get__` gives).
+                s.read_descriptor(member, &object)
             } else if let Some(member) = s.dynamic_attribute(&object, attr) {
                 member
             } else {
@@ -320,10 +321,13 @@ fn call_kept_partial<'a>(
                 _ => yielded.element(),
             })
         }
-        // `"".join` or `p.write_bytes` taken as a value, later called: that method.
-        (name, [object]) if name.starts_with(BOUND_METHOD) => {
+        // `"".join` or `p.write_bytes` taken as a value, later called: that method (with
+        // what a `functools.partial` of it bound first).
+        (name, [object, partial_args @ ..]) if name.starts_with(BOUND_METHOD) => {
             let method = &name[BOUND_METHOD.len()..];
-            Some(call_method(s, object, method, taken(), at))
+            let mut args = taken();
+            args.positional.splice(0..0, partial_args.iter().cloned());
+            Some(call_method(s, object, method, args, at))
         }
         _ => None,
     }
@@ -572,6 +576,35 @@ pub(super) fn plain_call<'a>(
         {
             Value::unknown(first.deep_taint().data().with(Taint::DECODED))
         }
+        // `textwrap.dedent(code)`, `inspect.cleandoc(doc)`, `inspect.getdoc(function)`:
+        // code kept indented in a string or a docstring, as it will run.
+        (Some(name @ ("textwrap.dedent" | "inspect.cleandoc")), Some(first)) => {
+            match first.exact_text() {
+                Some(text) if name == "textwrap.dedent" => {
+                    text_value(s, &fold::dedent(text), first.taint)
+                }
+                Some(text) => text_value(s, &fold::cleandoc(text), first.taint),
+                None => first.clone(),
+            }
+        }
+        (Some("inspect.getdoc"), Some(first)) => {
+            let doc = s.attribute(first, "__doc__");
+            match doc.exact_text() {
+                Some(text) => text_value(s, &fold::cleandoc(text), doc.taint),
+                None => Value::UNKNOWN,
+            }
+        }
+        // `str(x)`, `repr(x)`, `format(x)` of an instance: what its `__str__`... returns.
+        (Some(name @ ("builtins.str" | "builtins.repr" | "builtins.format")), Some(first))
+            if matches!(first.kind, Kind::Instance(..)) =>
+        {
+            let dunder = match name {
+                "builtins.repr" => "__repr__",
+                "builtins.format" => "__format__",
+                _ => "__str__",
+            };
+            s.as_text(first.clone(), dunder)
+        }
         (
             Some(
                 "builtins.str" | "builtins.bytes" | "builtins.bytearray" | "io.BytesIO"
@@ -644,6 +677,19 @@ pub(super) fn plain_call<'a>(
                 .collect();
             s.folder.seq(tuples)
         }
+        // `enumerate(known list[, start])`: its items paired with their counts.
+        (Some("builtins.enumerate"), Some(first)) if first.iterated().is_some() => {
+            let start = args.get(1, "start").and_then(Value::as_int).unwrap_or(0);
+            let pairs = first
+                .iterated()
+                .unwrap_or_default()
+                .into_iter()
+                .zip(start..)
+                .map(|(item, n)| s.folder.seq(vec![Value::int(n), item]))
+                .collect();
+            s.folder.seq(pairs)
+        }
+        (Some("builtins.enumerate"), Some(first)) => first.clone().tainted(Taint::COUNTED),
         // `dict()`, `dict(run=os.system)`, `list()`: containers to be filled.
         // `OrderedDict()`, `defaultdict(list)` too: dicts filled like any other.
         (Some("builtins.dict" | "collections.OrderedDict"), None) => {
@@ -1149,7 +1195,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                     file_access(s, &source, Access::Read, at);
                     let destination = args.get(1, "dst").and_then(Value::text);
                     if let (Some(from), Some(to)) = (source.text(), destination) {
-                        s.caps.note_copied(from, to);
+                        note_copy(s, from, to);
                     }
                 }
             }
@@ -1202,12 +1248,16 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             // may come later in the source than the load (`if cache.exists(): return
             // load(...)`). A handle is taken to be of the file last opened for reading.
             let local_file = !taint.has(Taint::NETWORK.with(Taint::DECODED).with(Taint::EXTERNAL));
-            if local_file && !own_file {
+            // Loads of its own files are noted too: they vouch for the same line walked
+            // with its path unknown (a function's body as it is defined).
+            if local_file {
                 let path = match first.and_then(Value::text) {
                     Some(path) => Some(std::rc::Rc::from(path)),
                     None => s.caps.last_read.clone(),
                 };
-                s.caps.note_local_load(at, path);
+                if !own_file || path.is_some() {
+                    s.caps.note_local_load(at, path);
+                }
             } else if !own_file {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
             }
@@ -1483,6 +1533,9 @@ pub(super) enum Sending {
     Credentials,
 }
 
+/// HTTP methods, as a request names them before its URL.
+const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
 /// Keywords of a request that authenticate it.
 const CREDENTIAL_KEYWORDS: &[&str] = &[
     "headers",
@@ -1499,10 +1552,18 @@ const CREDENTIAL_KEYWORDS: &[&str] = &[
 /// URL, headers, auth, query parameters, a `login`) is the program using it, not a leak;
 /// the whole environment or a secret file there still is.
 pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32, sending: Sending) {
+    // `request("POST", url, body, headers)` (http.client, `requests.request`): the URL
+    // comes second, and a fourth argument is the headers.
+    let verb = args
+        .positional
+        .first()
+        .and_then(Value::exact_text)
+        .is_some_and(|t| HTTP_METHODS.contains(&t));
+    let url_at = usize::from(verb);
     // Credentials sent to a bare IP address authenticate to nobody in particular.
     let to_address = args
         .positional
-        .first()
+        .get(url_at)
         .and_then(Value::text)
         .is_some_and(url_names_an_address);
     let (mut leaked, mut credentials) = (false, 0);
@@ -1522,23 +1583,35 @@ pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32, sending: S
     for (i, value) in args.positional.iter().enumerate() {
         let authenticates = match sending {
             // A URL's query authenticates; a host name (a DNS lookup) is data.
-            Sending::Request => i == 0 && value.text().is_some_and(|t| t.contains("://")),
+            Sending::Request => {
+                (i == url_at && value.text().is_some_and(|t| t.contains("://"))) || (verb && i == 3)
+            }
             Sending::Data => false,
             Sending::Credentials => true,
         };
         check(value, authenticates, sending == Sending::Credentials);
     }
     for (name, value) in &args.keywords {
+        let token_request = sending == Sending::Request
+            && matches!(*name, Some("data" | "json"))
+            && is_token_request(value);
         let authenticates = sending == Sending::Credentials
+            || token_request
             || (sending == Sending::Request
                 && name.is_some_and(|n| CREDENTIAL_KEYWORDS.contains(&n)));
-        let one_login = sending == Sending::Credentials || *name == Some("auth");
+        let one_login = sending == Sending::Credentials || token_request || *name == Some("auth");
         check(value, authenticates, one_login);
     }
     // One credential authenticates a request; several are being collected.
     if leaked || credentials + login > 1 {
         hit(s, rules::EXFILTRATION, at, Confidence::High);
     }
+}
+
+/// An OAuth 2.0 token request's body (RFC 6749: a `grant_type` field beside the client's
+/// secret, a refresh token or a password): together they are one login to the service.
+fn is_token_request(body: &Value) -> bool {
+    body.get_text("grant_type").is_some()
 }
 
 /// How many separate credentials a value holds (the items of a list or dict each count).

@@ -24,6 +24,9 @@ pub struct Capabilities {
     pub downloads: Vec<Rc<str>>,
     /// Files written with decoded data (base64, zlib...), by (possibly partial) path.
     pub decoded_files: Vec<Rc<str>>,
+    /// Copies of secret files (`shutil.copy2("~/.config/google-chrome/Default/Login
+    /// Data", tmp)`), by (possibly partial) path: reading one reads the secret.
+    pub secret_copies: Vec<Rc<str>>,
     /// Where a downloaded archive or directory was put on `sys.path`: imports after it
     /// may load the downloaded code.
     pub downloaded_import_path: Option<u32>,
@@ -72,14 +75,22 @@ impl Capabilities {
         }
     }
 
-    /// `from` was copied or moved to `to` (`os.replace`, `shutil.copy`): a download or a
-    /// decoded payload there is one at `to` as well.
-    pub fn note_copied(&mut self, from: &str, to: &str) {
+    /// `from` was copied or moved to `to` (`os.replace`, `shutil.copy`): a download, a
+    /// decoded payload or a secret there is one at `to` as well.
+    pub fn note_copied(&mut self, from: &str, to: &str, secret: bool) {
         for files in [&mut self.downloads, &mut self.decoded_files] {
             if files.iter().any(|f| **f == *from) && files.len() < MAX_REMEMBERED {
                 files.push(to.into());
             }
         }
+        if secret && self.secret_copies.len() < MAX_REMEMBERED {
+            self.secret_copies.push(to.into());
+        }
+    }
+
+    /// Whether `path` names a copy of a secret file this program made.
+    pub fn is_secret_copy(&self, path: &str) -> bool {
+        self.secret_copies.iter().any(|c| same_file(c, path))
     }
 
     /// A fetched archive was unpacked into `dir`: every file below it is a download,
@@ -159,11 +170,22 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
 
 /// Pickles loaded from local files: untrusted data unless the program pickles its own
 /// objects to that file (then it is its cache).
+/// A load of a path unknown where it stands (`def load(path)` walked as defined) is of
+/// the program's own pickle when the calls of that code load only its own.
 fn foreign_pickles(caps: &Capabilities, hits: &mut Hits) {
+    let own_file = |p: &str| caps.pickled_to(p) && !caps.foreign_writes.iter().any(|w| &**w == p);
+    let own_at = |at: u32| {
+        let mut known = (caps.local_loads.iter())
+            .filter(|(a, _)| *a == at)
+            .filter_map(|(_, p)| p.as_deref())
+            .peekable();
+        known.peek().is_some() && known.all(own_file)
+    };
     for (at, path) in &caps.local_loads {
-        let own = path
-            .as_deref()
-            .is_some_and(|p| caps.pickled_to(p) && !caps.foreign_writes.iter().any(|w| &**w == p));
+        let own = match path.as_deref() {
+            Some(p) => own_file(p),
+            None => own_at(*at),
+        };
         if !own {
             hits.add(rules::UNSAFE_DESERIALIZATION, *at, Confidence::High);
         }

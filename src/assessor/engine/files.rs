@@ -41,7 +41,7 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
     }
     if !text.is_empty() && text.len() <= MAX_PATH_BYTES {
         let normal = normalize(text);
-        if normal.is_secret() || normal.is_system_recon() {
+        if normal.is_secret() || normal.is_system_recon() || s.caps.is_secret_copy(text) {
             taint = taint.with(Taint::SECRET);
         } else if !writes && normal.is_host_file() {
             taint = taint.with(Taint::HOST_DATA);
@@ -60,6 +60,16 @@ pub(super) fn open_file(s: &mut Scanner<'_>, path: &Value, mode: Option<&str>, a
         Some(text) if writes => text_value(s, text, taint),
         _ => Value::unknown(taint),
     }
+}
+
+/// A file copied or moved from `from` to `to`: what `from` held (a download, a decoded
+/// payload, a secret) is at `to` now.
+pub(super) fn note_copy(s: &mut Scanner<'_>, from: &str, to: &str) {
+    let secret = from.len() <= MAX_PATH_BYTES && {
+        let normal = normalize(from);
+        normal.is_secret() || normal.is_system_recon() || s.caps.is_secret_copy(from)
+    };
+    s.caps.note_copied(from, to, secret);
 }
 
 /// The path's text, with the program's own pid read as `self`: `f"/proc/{os.getpid()}/status"`
@@ -258,7 +268,7 @@ pub(super) fn path_method(
             if let Some(target) = args.get(0, "target") {
                 file_access(s, target, Access::Write, at);
                 if let (Some(from), Some(to)) = (object.text(), target.text()) {
-                    s.caps.note_copied(from, to);
+                    note_copy(s, from, to);
                 }
             }
             Value::UNKNOWN

@@ -27,6 +27,16 @@ pub struct Function<'a> {
     captured: Option<std::rc::Rc<Scope<'a>>>,
 }
 
+impl<'a> Function<'a> {
+    /// Its docstring (`f.__doc__`); a lambda has none.
+    pub(super) fn docstring(&self) -> Option<&'a str> {
+        match self.body {
+            Body::Block(block) => block.docstring(),
+            Body::Expr(_) => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Body<'a> {
     Block(Block<'a>),

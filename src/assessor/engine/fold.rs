@@ -403,6 +403,44 @@ pub fn shell_words(text: &str) -> Vec<String> {
     words
 }
 
+/// `textwrap.dedent`: the leading whitespace every non-blank line shares is removed, and
+/// lines of whitespace only become empty.
+pub fn dedent(text: &str) -> String {
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let mut margin: Option<&str> = None;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let own = &line[..indent(line)];
+        margin = Some(match margin {
+            None => own,
+            Some(m) => {
+                let common = m
+                    .bytes()
+                    .zip(own.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                &m[..common]
+            }
+        });
+    }
+    let margin = margin.unwrap_or("");
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| match l.trim().is_empty() {
+            true => "",
+            false => l.strip_prefix(margin).unwrap_or(l),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// `inspect.cleandoc`: a docstring's first line stripped, the rest dedented, and blank
+/// lines at either end removed.
+pub fn cleandoc(doc: &str) -> String {
+    let (first, rest) = doc.split_once('\n').unwrap_or((doc, ""));
+    let text = format!("{}\n{}", first.trim_start(), dedent(rest));
+    text.trim_matches('\n').to_string()
+}
+
 pub fn rot13(text: &str) -> String {
     text.chars()
         .map(|c| match c {

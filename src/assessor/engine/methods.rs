@@ -48,6 +48,13 @@ pub(super) fn method_call(
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
     }
+    // `gen.send(x)` on a generator of the program's own: one of the values it yields
+    // (which one depends on how far it has run; the one the rules can follow is kept).
+    if let (Kind::Seq(items), "send") = (&object.kind, method) {
+        return (items.iter()).fold(Value::UNKNOWN, |one, item| {
+            super::scan::either(Value::UNKNOWN, one, item.clone())
+        });
+    }
     if taint.has(Taint::QUEUE) {
         if let Some(value) = s.queue_method(method, args.get(0, "item")) {
             return value;
@@ -383,10 +390,19 @@ pub(super) fn text_method(
             s.folder.join(pieces, taint)
         }
         "format" => {
-            let named: Vec<(&str, Value)> = args
-                .keywords
-                .iter()
+            // `**fields` of a dict with known keys names its fields as keywords do.
+            let spread: Vec<(String, Value)> = (args.keywords.iter())
+                .filter(|(k, _)| k.is_none())
+                .filter_map(|(_, v)| match &v.kind {
+                    Kind::Dict(pairs) => Some(pairs.iter()),
+                    _ => None,
+                })
+                .flatten()
+                .filter_map(|(k, v)| Some((k.exact_text()?.to_string(), v.clone())))
+                .collect();
+            let named: Vec<(&str, Value)> = (args.keywords.iter())
                 .filter_map(|(k, v)| k.map(|k| (k, v.clone())))
+                .chain(spread.iter().map(|(k, v)| (k.as_str(), v.clone())))
                 .collect();
             let pieces = fold::substitute_named(text, &args.positional, &named, true);
             let parts = args.all().chain([object]);

@@ -176,6 +176,17 @@ impl<'a> Block<'a> {
         self.0.iter().map(Stmt)
     }
 
+    /// The text of a string standing first in the block: a function's docstring.
+    pub fn docstring(self) -> Option<&'a str> {
+        match self.0.first()? {
+            ast::Stmt::Expr(s) => match &*s.value {
+                ast::Expr::StringLiteral(text) => Some(text.value.to_str()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The names annotated in this block (`name: str`, `name: int = 0`), in order: a
     /// dataclass's fields.
     pub fn annotated_names(self) -> impl Iterator<Item = &'a str> {

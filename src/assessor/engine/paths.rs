@@ -297,6 +297,9 @@ impl NormalPath<'_> {
             "key3.db",
             "cookies.sqlite",
             "signons.sqlite",
+            // Browsing histories: where the user has been, as private as a shell's.
+            "History",
+            "places.sqlite",
         ];
         // Any file found below a profile (a walk, `rglob("*")`) may be one of them.
         let found = |f: &str| !f.is_empty() && f.chars().all(|c| c == UNKNOWN_PART);

@@ -716,7 +716,10 @@ impl<'a> Scanner<'a> {
             .iter()
             .map(|p| match p {
                 FPart::Text(_) => None,
-                FPart::Value(e) => Some(self.eval(*e)),
+                FPart::Value(e) => {
+                    let value = self.eval(*e);
+                    Some(self.as_text(value, "__format__"))
+                }
             })
             .collect();
         let taint = values
@@ -737,6 +740,21 @@ impl<'a> Scanner<'a> {
             self.check_indicators(text, at);
         }
         value
+    }
+
+    /// An instance of a program class made text (`str(x)`, `f"{x}"`, `repr(x)`): what its
+    /// `dunder` (or else `__str__`, then `__repr__`) returns. Anything else is itself.
+    pub(super) fn as_text(&mut self, value: Value, dunder: &str) -> Value {
+        let Kind::Instance(class, _) = value.kind else {
+            return value;
+        };
+        let method = [dunder, "__str__", "__repr__"]
+            .into_iter()
+            .find_map(|name| self.method_of(class, name));
+        match method {
+            Some(index) => self.call_function(index, &[value], &[]),
+            None => value,
+        }
     }
 
     /// The `@property` function an instance's attribute reads run, if it is one.
@@ -784,7 +802,7 @@ impl<'a> Scanner<'a> {
 
     /// A class attribute read through `owner` (an instance or the class): when it is an
     /// instance of a class with `__get__` (a descriptor), what `__get__` returns.
-    fn read_descriptor(&mut self, member: Value, owner: &Value) -> Value {
+    pub(super) fn read_descriptor(&mut self, member: Value, owner: &Value) -> Value {
         let Kind::Instance(class, _) = member.kind else {
             return member;
         };
@@ -889,6 +907,16 @@ impl<'a> Scanner<'a> {
             false => None,
         };
         match &value.kind {
+            Kind::Function(index) if attr == "__doc__" => {
+                match self
+                    .functions
+                    .get(*index as usize)
+                    .and_then(|f| f.docstring())
+                {
+                    Some(doc) => self.folder.literal(doc),
+                    None => Value::UNKNOWN,
+                }
+            }
             // `os.environ.copy` keeps the environment's taint.
             Kind::Name(name) => self
                 .attribute_of_name(&format!("{name}.{attr}"))
@@ -1306,6 +1334,8 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("vars", "builtins.vars"),
     ("globals", "builtins.globals"),
     ("str", "builtins.str"),
+    ("repr", "builtins.repr"),
+    ("format", "builtins.format"),
     ("reversed", "builtins.reversed"),
     ("map", "builtins.map"),
     ("filter", "builtins.filter"),
@@ -1322,6 +1352,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("iter", "builtins.iter"),
     ("next", "builtins.next"),
     ("zip", "builtins.zip"),
+    ("enumerate", "builtins.enumerate"),
     ("int", "builtins.int"),
     ("float", "builtins.float"),
     ("bool", "builtins.bool"),

@@ -76,6 +76,9 @@ impl Taint {
     /// An iterator that never ends: a generator that yields inside an endless loop, or a
     /// `map` over one. A `for` over it loops forever.
     pub const ENDLESS_ITERATOR: Taint = Taint(1 << 21);
+    /// `enumerate(x)` of a collection not known item by item: each item is a pair of its
+    /// count and what `x` gives.
+    pub const COUNTED: Taint = Taint(1 << 22);
 
     /// Processes, the program's children or others': a list of them holds what each is.
     pub const PROCESSES: Taint = Taint(Self::FOREIGN_PROCESS.0 | Self::CHILD.0);
@@ -264,6 +267,13 @@ impl Value {
     /// What iterating over this value yields: an element of a listing or a list, a process
     /// of a process listing; otherwise an unknown value with the data taint.
     pub fn element(&self) -> Value {
+        if self.taint.has(Taint::COUNTED) {
+            let counted = Value {
+                kind: self.kind.clone(),
+                taint: self.taint.without(Taint::COUNTED),
+            };
+            return Value::bounded_seq(vec![Value::UNKNOWN, counted.element()]);
+        }
         let taint = self.deep_taint();
         let kept = taint
             .data()

