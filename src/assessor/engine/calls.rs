@@ -125,7 +125,11 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
                     attr: field,
                 } => {
                     if let ExprKind::Name(owner) = owner.kind() {
-                        if holds_secret(&args, &result) {
+                        // `self.callbacks.append(cb)`: the attribute's list holds it now.
+                        if let Some(filled) = s.filled(&object, attr, &args) {
+                            s.set_attribute(owner, field, filled);
+                        }
+                        if holds_secret(&object, &args, &result) {
                             let held = object.tainted(Taint::SECRET);
                             s.set_attribute(owner, field, held);
                         }
@@ -142,7 +146,27 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         (_, ExprKind::Name(name)) => s.note_call_in_loop(name, at),
         _ => {}
     }
-    call_value(s, &callee, args, at)
+    s.filled_arguments.clear();
+    let result = call_value(s, &callee, args, at);
+    see_filled_arguments(s, call);
+    result
+}
+
+/// `step(state)` where `step` fills the dict or list it is given (`st["s"] = sock`): the
+/// caller's `state` is that object, so it holds what was put in.
+fn see_filled_arguments<'a>(s: &mut Scanner<'a>, call: Call<'a>) {
+    if s.filled_arguments.is_empty() {
+        return;
+    }
+    let filled = std::mem::take(&mut s.filled_arguments);
+    for arg in call.args().iter() {
+        if let ExprKind::Name(name) = arg.kind() {
+            let current = s.lookup(name);
+            if let Some((_, now)) = filled.iter().find(|(before, _)| *before == current) {
+                s.rebind(name, now.clone());
+            }
+        }
+    }
 }
 
 /// `name.method(args)` changed the object bound to `name`: `ops.append(os.system)` fills
@@ -158,15 +182,20 @@ fn update_receiver<'a>(
     if let Some(filled) = s.filled(object, method, args) {
         s.rebind(name, filled);
     }
-    if holds_secret(args, result) {
+    if holds_secret(object, args, result) {
         let held = s.lookup(name).tainted(Taint::SECRET);
         s.rebind(name, held);
     }
 }
 
 /// A method given secrets (or returning them) leaves its object holding them.
-fn holds_secret(args: &Args<'_>, result: &Value) -> bool {
-    let secret = Taint::SECRET.with(Taint::CREDENTIAL);
+fn holds_secret(object: &Value, args: &Args<'_>, result: &Value) -> bool {
+    // A network client given the program's credentials (`transport.connect(pkey=key)`)
+    // is signed in with them; it does not hold them as data to pass on.
+    let secret = match object.taint.has(Taint::NETWORK) {
+        true => Taint::SECRET,
+        false => Taint::SECRET.with(Taint::CREDENTIAL),
+    };
     result.taint.with(args.data_taint()).has(secret)
 }
 
@@ -853,7 +882,11 @@ pub(super) fn plain_call<'a>(
         // `reduce(lambda acc, f: f(acc), [b64decode, bytes.decode], data)`: each step is a
         // call of the function on what the last one gave and the next item.
         (Some("functools.reduce"), Some(function)) if is_callable(function) => {
-            let items = args.positional.get(1).and_then(Value::items).unwrap_or(&[]);
+            let Some(items) = args.positional.get(1).and_then(Value::items) else {
+                // Items known only at run time: the result is not known, but it is made
+                // of them (`reduce(add, (chr(c) for c in codes), "")` is decoded text).
+                return Value::unknown(args.data_taint());
+            };
             let mut items = items.iter().take(MAX_MAPPED_ITEMS).cloned();
             let first = args.positional.get(2).cloned().or_else(|| items.next());
             let mut value = first.unwrap_or(Value::UNKNOWN);
@@ -990,7 +1023,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             run_file(s, &path, at);
             Value::UNKNOWN
         }
-        Api::ImportByName { top_level } => import_by_name(s, args, top_level, at),
+        Api::ImportByName { top_level } => {
+            // `__import__("http.client", fromlist=[...])` gives the submodule itself.
+            let from_list = args
+                .get(3, "fromlist")
+                .is_some_and(|list| list.items().is_none_or(|items| !items.is_empty()));
+            import_by_name(s, args, top_level && !from_list, at)
+        }
         Api::GetAttr => get_attr(s, args, at),
         Api::Shell => {
             let command = args.get(0, "cmd").or(args.keyword("command")).cloned();
@@ -1008,11 +1047,14 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::unknown(Taint::CHILD)
         }
         Api::ImportPath => {
-            let downloaded = args
-                .positional
-                .last()
-                .and_then(Value::text)
-                .is_some_and(|path| s.caps.is_downloaded(path) || s.caps.is_download_dir(path));
+            // A folder known only at run time (`mkdtemp()`) may be where a module was
+            // downloaded to (`<?>/helper.py`).
+            let downloaded = args.positional.last().is_some_and(|path| {
+                let path = path.text().unwrap_or(UNKNOWN_PART_STR);
+                s.caps.is_downloaded(path)
+                    || s.caps.is_download_dir(path)
+                    || s.caps.holds_downloaded_module(path)
+            });
             if downloaded {
                 s.caps.downloaded_import_path.get_or_insert(at);
             }
@@ -1044,6 +1086,24 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 }
             }
             Value::UNKNOWN
+        }
+        Api::KeyFile { positional } => {
+            let path = match positional {
+                true => args.get(0, "filename"),
+                false => args.keyword("filename"),
+            };
+            let Some(path) = path else {
+                return Value::UNKNOWN;
+            };
+            // One key named by its path is the program's to present to its SSH host (as
+            // `connect(key_filename=...)` does); keys found by listing a folder are every
+            // key the user has, read.
+            let found = path.text().is_none_or(|p| p.contains(UNKNOWN_PART));
+            if !found {
+                return Value::unknown(path.taint.data().with(Taint::CREDENTIAL));
+            }
+            let read = open_file(s, &path.clone(), None, at);
+            Value::unknown(read.taint.data())
         }
         Api::OpenDatabase => {
             let Some(path) = args.get(0, "database").and_then(Value::text) else {
@@ -1818,6 +1878,8 @@ pub(super) fn import_by_name(
         Some(name) => Value::name(&canonical_name(name)),
         None => {
             hit(s, rules::DYNAMIC_IMPORT, at, Confidence::High);
+            // Whatever it names, it may be code a download put on `sys.path`.
+            s.caps.note_import(UNKNOWN_PART_STR, at);
             Value::UNKNOWN
         }
     }
@@ -1849,6 +1911,11 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     let name = args.positional.get(1);
     match (name.and_then(Value::exact_text), object.qualified_name()) {
         (Some(attr), Some(_)) => s.attribute(&object, attr),
+        // `getattr(runner, name)` on the program's own objects: as `runner.<name>` reads
+        // it (fields, properties, descriptors, `__getattr__`).
+        (Some(attr), None) if matches!(object.kind, Kind::Instance(..) | Kind::Class(_)) => {
+            s.attribute(&object, attr)
+        }
         // `getattr(libc, "kill")`: the function, by name, for when it is called.
         (Some(attr), None) if object.taint.has(Taint::LIBC) => text_value(s, attr, object.taint),
         // `getattr(path, "write_text")`: the path's method, for when it is called.

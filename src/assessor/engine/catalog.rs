@@ -33,6 +33,11 @@ pub enum Api {
     ImportHook,
     /// `shutil.unpack_archive(filename, extract_dir)`.
     Unpack,
+    /// `paramiko.RSAKey.from_private_key_file(path)`: a private key read from the file
+    /// at its first argument (`positional`) or its `filename=` keyword.
+    KeyFile {
+        positional: bool,
+    },
     /// `sqlite3.connect(path)`: a database file opened (a `file:` URI as well); what is
     /// queried from it is its data.
     OpenDatabase,
@@ -257,6 +262,17 @@ pub fn api(name: &str) -> Option<Api> {
         "sys.meta_path.insert" | "sys.meta_path.append" => ImportHook,
         "shutil.unpack_archive" => Unpack,
         "sqlite3.connect" => OpenDatabase,
+        "paramiko.RSAKey.from_private_key_file"
+        | "paramiko.ECDSAKey.from_private_key_file"
+        | "paramiko.Ed25519Key.from_private_key_file"
+        | "paramiko.DSSKey.from_private_key_file"
+        | "paramiko.PKey.from_private_key_file"
+        | "paramiko.PKey.from_path"
+        | "asyncssh.read_private_key"
+        | "asyncssh.read_private_key_list" => KeyFile { positional: true },
+        "paramiko.RSAKey" | "paramiko.ECDSAKey" | "paramiko.Ed25519Key" | "paramiko.DSSKey" => {
+            KeyFile { positional: false }
+        }
         "os.execv" | "os.execve" | "os.execvp" | "os.execvpe" | "os.execl" | "os.execle"
         | "os.execlp" | "os.execlpe" => ExecProgram { replaces: true },
         "os.spawnv" | "os.spawnve" | "os.spawnvp" | "os.spawnvpe" | "os.spawnl" | "os.spawnle"
@@ -490,6 +506,9 @@ pub fn api(name: &str) -> Option<Api> {
         | "prctl.set_keepcaps"
         | "prctl.prctl"
         | "prctl.capbset_drop"
+        | "prctl.set_dumpable"
+        | "prctl.set_ptracer"
+        | "prctl.set_securebits"
         | "pyprctl.set_keepcaps"
         | "pyprctl.cap_set_proc"
         | "capng.capng_apply" => Prctl,

@@ -112,6 +112,17 @@ impl Capabilities {
         })
     }
 
+    /// Whether `dir` directly holds a Python module this program downloaded
+    /// (`<dir>/helper.py`): put on `sys.path`, an import may load it.
+    pub fn holds_downloaded_module(&self, dir: &str) -> bool {
+        let dir = dir.trim_end_matches('/');
+        self.downloads.iter().any(|d| {
+            d.strip_prefix(dir)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|file| file.ends_with(".py") && !file.contains('/'))
+        })
+    }
+
     pub fn note_secret(&mut self, at: u32) {
         self.secret_read.get_or_insert(at);
     }

@@ -153,7 +153,15 @@ impl<'a> Scanner<'a> {
                     self.narrow(condition);
                 }
                 let value = self.eval(element);
-                collection_of(value)
+                // `[Node(d + 1) for _ in range(2)]`: as many of the element as the clause
+                // goes round, when they are few and none is filtered out.
+                let unfiltered = clause.conditions.iter().next().is_none();
+                match iter.length().and_then(|n| usize::try_from(n).ok()) {
+                    Some(n @ 1..=MAX_UNROLLED_ITEMS) if unfiltered => {
+                        Value::bounded_seq(vec![value; n])
+                    }
+                    _ => collection_of(value),
+                }
             }
         }
     }
@@ -440,6 +448,10 @@ impl<'a> Scanner<'a> {
         };
         self.followed.insert(index);
         let scope = bind_arguments(&function, positional, keywords);
+        let containers: Vec<(&'a str, Value)> = (scope.iter())
+            .filter(|(_, v)| matches!(v.kind, Kind::Seq(_) | Kind::Dict(_)))
+            .map(|(name, v)| (*name, v.clone()))
+            .collect();
         let outer = self
             .scopes
             .split_off(function.scope_depth.min(self.scopes.len()));
@@ -487,9 +499,29 @@ impl<'a> Scanner<'a> {
         for (this, field, before) in fields {
             self.restore_attribute(this, field, before);
         }
+        self.note_filled_arguments(containers, base + usize::from(function.captured.is_some()));
         self.scopes.truncate(base);
         self.scopes.extend(outer);
         result
+    }
+}
+
+impl<'a> Scanner<'a> {
+    /// The lists and dicts a followed call was given, as its parameters hold them now
+    /// (in the scope at `scope`): those it filled are the caller's to see.
+    fn note_filled_arguments(&mut self, given: Vec<(&'a str, Value)>, scope: usize) {
+        self.filled_arguments.clear();
+        let Some(scope) = self.scopes.get(scope) else {
+            return;
+        };
+        for (name, before) in given {
+            match scope.get(name) {
+                Some(now) if *now != before && matches!(now.kind, Kind::Seq(_) | Kind::Dict(_)) => {
+                    self.filled_arguments.push((before, now.clone()));
+                }
+                _ => {}
+            }
+        }
     }
 }
 

@@ -583,9 +583,13 @@ impl<'a> Scanner<'a> {
         // `os.path.join` builds a path; it is no thread's `join`.
         let builds_text = matches!(name, "os.path.join" | "shlex.join" | "str.join");
         // By word: `recv_into`, `readline`, `fetchone`, not `current_thread` or `target`.
-        let may_wait = last
-            .split('_')
-            .any(|word| MAY_WAIT.iter().any(|w| word.starts_with(w)));
+        // A library's getter (`os.getpid`, `logging.getLogger`, `os.path.getsize`)
+        // returns at once; its `get` and `getpass` wait for an item or a key.
+        let library = name.contains('.');
+        let may_wait = last.split('_').any(|word| {
+            let getter = library && word.starts_with("get") && !matches!(word, "get" | "getpass");
+            !getter && MAY_WAIT.iter().any(|w| word.starts_with(w))
+        });
         if frame.handlers == 0 && may_wait {
             frame.may_wait = true;
         }

@@ -90,11 +90,14 @@ pub(super) fn method_call(
     }
     if taint.has(Taint::NETWORK) {
         // A client's `post`, `request`, `sendmail`, `storbinary`... sends its arguments;
-        // `login`, `add_header` and the like present the program's credentials.
+        // `login`, `add_header` and the like present the program's credentials, as an
+        // SSH client's `connect(host, username=..., pkey=key)` does.
         let sending = match method {
             // `session.headers.update({"Authorization": ...})` sets them for every request.
             "login" | "add_header" | "putheader" | "auth_plain" | "auth_login" | "set_auth"
-            | "auth" | "update" => Sending::Credentials,
+            | "auth" | "update" | "connect" | "auth_publickey" | "auth_password" => {
+                Sending::Credentials
+            }
             _ => Sending::Request,
         };
         send_out(s, args, at, sending);

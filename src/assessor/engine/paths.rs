@@ -206,6 +206,7 @@ impl NormalPath<'_> {
             })
             || self.starts(&["var", "run", "secrets"])
             || self.browser_credential_store()
+            || self.wallet_or_keyring()
             || self.last().is_some_and(|f| {
                 may_name_one_of(f, SECRET_FILE_NAMES) || may_name_one_of(f, SHELL_HISTORIES)
             })
@@ -307,6 +308,39 @@ impl NormalPath<'_> {
             && self
                 .last()
                 .is_some_and(|f| found(f) || may_name_one_of(f, STORES))
+    }
+
+    /// A cryptocurrency wallet, a keyring or a password manager's store: the wallet files
+    /// by name (`wallet.dat`, `*.wallet`, `*.kdbx`), or anything in (or the whole of) a
+    /// folder that holds only those (`~/.electrum/wallets`, `~/.ethereum/keystore`,
+    /// `~/.local/share/keyrings`, `~/Library/Keychains`, `~/.password-store`).
+    fn wallet_or_keyring(&self) -> bool {
+        const STORE_DIRS: &[&str] = &[
+            ".electrum",
+            "Electrum",
+            "Exodus",
+            ".monero",
+            "Monero",
+            ".armory",
+            "Armory",
+            "keyrings",
+            "Keychains",
+            ".password-store",
+        ];
+        let wallet_file = |f: &str| {
+            f == "wallet.dat"
+                || (f.starts_with("wallet") && f.ends_with(".dat"))
+                || [".wallet", ".kdbx", ".keychain", ".keychain-db"]
+                    .iter()
+                    .any(|x| f.ends_with(x))
+        };
+        let keystore = |d: &str| d.eq_ignore_ascii_case(".ethereum") || d == "Ethereum";
+        self.parts.iter().any(|p| STORE_DIRS.contains(p))
+            || self
+                .parts
+                .windows(2)
+                .any(|w| keystore(w[0]) && w[1] == "keystore")
+            || self.last().is_some_and(wallet_file)
     }
 
     /// `~/.ssh/<?>`, `~/.config/gcloud/<?>/<?>.json`: a file picked at run time (a glob, a
@@ -541,7 +575,8 @@ fn is_login_record(file: &str) -> bool {
     })
 }
 
-/// Files of `/proc` that programs read for ordinary reasons (how many cores, how much memory).
+/// Files of `/proc` that programs read for ordinary reasons (how many cores, how much memory,
+/// which filesystems are mounted and how busy the disks are: what `df` and `iostat` read).
 const EVERYDAY_PROC: &[&str] = &[
     "cpuinfo",
     "meminfo",
@@ -549,6 +584,11 @@ const EVERYDAY_PROC: &[&str] = &[
     "uptime",
     "stat",
     "version",
+    "mounts",
+    "diskstats",
+    "partitions",
+    "filesystems",
+    "swaps",
     "self",
     "thread-self",
 ];

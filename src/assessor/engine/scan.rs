@@ -82,6 +82,9 @@ pub struct Scanner<'a> {
     pub(super) pending_kills: Vec<(u32, u32)>,
     /// The program's functions that some call was followed into.
     pub(super) followed: rustc_hash::FxHashSet<u32>,
+    /// Lists and dicts the last followed call was given and filled (`def step(st):
+    /// st["s"] = sock`), as (given, filled): the caller's names for them see the change.
+    pub(super) filled_arguments: Vec<(Value, Value)>,
 }
 
 /// Most command-line option defaults remembered.
@@ -169,7 +172,11 @@ impl<'a> Scanner<'a> {
             StmtKind::AugAssign { target, op, value } => {
                 let current = self.eval(target);
                 let value = self.eval(value);
-                let combined = self.binary(current, op, value);
+                // `store += item` runs the class's `__iadd__` when it defines one.
+                let combined = match self.in_place(&current, op, &value) {
+                    Some(result) => result,
+                    None => self.binary(current, op, value),
+                };
                 self.bind_target(target, combined);
             }
             StmtKind::For {
@@ -404,6 +411,17 @@ impl<'a> Scanner<'a> {
                 let current = self.eval(container);
                 let key = self.eval(index);
                 self.note_dict_growth((container, &current), (index, &key), &value, target.start());
+                // It keeps what is stored (`self.handlers[kind] = fn`, a dispatch table).
+                if let ExprKind::Attribute { value: owner, attr } = container.kind() {
+                    if let (ExprKind::Name(owner), Kind::Dict(_) | Kind::Seq(_)) =
+                        (owner.kind(), &current.kind)
+                    {
+                        let stored = self.store_item(&current, &key, value);
+                        if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
+                            self.attributes.insert((owner, attr), stored);
+                        }
+                    }
+                }
             }
             _ => {
                 // `f()[k] = v`, `f().x = v`: evaluate the target's parts for their calls.
@@ -775,20 +793,7 @@ impl<'a> Scanner<'a> {
         if !instance(left) && !instance(right) {
             return None;
         }
-        let name = match op {
-            BinOp::Add => "add",
-            BinOp::Mul => "mul",
-            BinOp::Mod => "mod",
-            BinOp::Div => "truediv",
-            BinOp::BitOr => "or",
-            BinOp::Sub => "sub",
-            BinOp::BitXor => "xor",
-            BinOp::BitAnd => "and",
-            BinOp::Pow => "pow",
-            BinOp::LShift => "lshift",
-            BinOp::RShift => "rshift",
-            BinOp::Other => return None,
-        };
+        let name = operator_name(op)?;
         let method = |s: &Self, value: &Value, dunder: String| match value.kind {
             Kind::Instance(class, _) => s.method_of(class, &dunder),
             _ => None,
@@ -798,6 +803,16 @@ impl<'a> Scanner<'a> {
         }
         let index = method(self, right, format!("__r{name}__"))?;
         Some(self.call_function(index, &[right.clone(), left.clone()], &[]))
+    }
+
+    /// `a += b` where `a` is an instance of a program class that defines the in-place
+    /// operator (`__iadd__`, `__ior__`...): what the method returns.
+    fn in_place(&mut self, left: &Value, op: BinOp, right: &Value) -> Option<Value> {
+        let Kind::Instance(class, _) = left.kind else {
+            return None;
+        };
+        let index = self.method_of(class, &format!("__i{}__", operator_name(op)?))?;
+        Some(self.call_function(index, &[left.clone(), right.clone()], &[]))
     }
 
     /// A class attribute read through `owner` (an instance or the class): when it is an
@@ -1389,4 +1404,22 @@ fn named(name: &str) -> Value {
         true => value.tainted(Taint::EXTERNAL),
         false => value,
     }
+}
+
+/// The name of `op`'s dunder methods, between `__` (or `__r`, `__i`) and `__`.
+fn operator_name(op: BinOp) -> Option<&'static str> {
+    Some(match op {
+        BinOp::Add => "add",
+        BinOp::Mul => "mul",
+        BinOp::Mod => "mod",
+        BinOp::Div => "truediv",
+        BinOp::BitOr => "or",
+        BinOp::Sub => "sub",
+        BinOp::BitXor => "xor",
+        BinOp::BitAnd => "and",
+        BinOp::Pow => "pow",
+        BinOp::LShift => "lshift",
+        BinOp::RShift => "rshift",
+        BinOp::Other => return None,
+    })
 }

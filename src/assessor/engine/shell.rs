@@ -451,12 +451,17 @@ impl<'t> Simple<'t> {
         named(&self.name) || unpacked(&self.name) || loads && self.operands().any(named) || script
     }
 
-    /// An interpreter given no program but its standard input (no script, or `-`).
+    /// An interpreter given no program but its standard input: no script, `-` first
+    /// (`python3 - ARGS`), or a shell's `-s` (`bash -s -- --yes`: what follows are the
+    /// positional parameters of the commands it reads).
     fn reads_code_from_stdin(&self) -> bool {
         const INLINE_CODE: &[&str] = &["-c", "-e", "-r", "-m"];
-        self.runs_code()
-            && !INLINE_CODE.iter().any(|flag| self.has_flag(flag))
-            && self.operands().all(|operand| operand == "-")
+        if !self.runs_code() || INLINE_CODE.iter().any(|flag| self.has_flag(flag)) {
+            return false;
+        }
+        let shell_reads_stdin = SHELLS.contains(&self.name.as_str()) && self.has_short_flag('s');
+        let first_operand = self.args.iter().find(|a| **a == "-" || !a.starts_with('-'));
+        shell_reads_stdin || first_operand.is_none_or(|first| *first == "-")
     }
 
     /// An interactive shell, or one reading its commands from stdin.
@@ -566,6 +571,18 @@ impl<'t> Simple<'t> {
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
             | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,
             "setcap" | "capsh" => facts.capabilities = true,
+            // Password stores asked for what they hold: macOS's keychain (`-w` prints
+            // the password) and the Secret Service of Linux desktops.
+            "security" => {
+                let asks = self
+                    .operands()
+                    .any(|a| matches!(a, "find-generic-password" | "find-internet-password"));
+                facts.secret_read |= asks && (self.has_flag("-w") || self.has_flag("-g"))
+                    || self.operands().any(|a| a == "dump-keychain");
+            }
+            "secret-tool" => {
+                facts.secret_read |= matches!(self.operands().next(), Some("lookup" | "search"));
+            }
             "kill" => facts.kills_others |= kill::signals_others(&self.args, own_pids),
             "pkill" | "killall" | "killall5" | "skill" => {
                 facts.kills_others |= self.operands().any(|a| a != "$$");
@@ -762,6 +779,10 @@ mod tests {
         assert!(analyse("chmod 4755 /tmp/sh").setid_bits);
         assert!(!analyse("chmod 755 run.sh").setid_bits);
         assert!(analyse("cat /etc/shadow").secret_read);
+        assert!(analyse("security find-generic-password -s AWS -w").secret_read);
+        assert!(analyse("secret-tool lookup service vpn").secret_read);
+        assert!(!analyse("security find-certificate -a").secret_read);
+        assert!(!analyse("secret-tool store --label x service vpn").secret_read);
         assert!(analyse("cp x /usr/bin/ls").system_write);
     }
 
@@ -879,6 +900,9 @@ mod tests {
         assert!(analyse("python3 -").runs_stdin);
         assert!(analyse("/usr/bin/python3 -u").runs_stdin);
         assert!(analyse("bash -s").runs_stdin);
+        assert!(analyse("bash -s -- --yes --channel stable").runs_stdin);
+        assert!(analyse("python3 - --verbose out.txt").runs_stdin);
+        assert!(!analyse("bash install.sh --yes").runs_stdin);
         assert!(!analyse("python3 tool.py").runs_stdin);
         assert!(!analyse("python3 -c 'print(1)'").runs_stdin);
         assert!(!analyse("python3 -m http.server").runs_stdin);

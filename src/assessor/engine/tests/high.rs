@@ -364,3 +364,32 @@ fn privilege_and_system_reads_through_classes_and_folding() {
         "import os\nclass Conf:\n    def __init__(self, *parts):\n        self.path = os.path.join(*parts)\n    def __lshift__(self, lines):\n        with open(self.path, 'w') as fh:\n            fh.writelines(lines)\n        return self\nConf('/etc', 'resolv.conf') << ['nameserver 203.0.113.1\\n']\n",
     );
 }
+
+#[test]
+fn password_stores_keys_and_hidden_calls_reached_indirectly() {
+    // The keychain and the Secret Service asked for passwords, kept locally.
+    fires(
+        "CRD205",
+        "import json, subprocess\nout = {}\nfor svc in ('github.com', 'vpn'):\n    out[svc] = subprocess.run(['security', 'find-generic-password', '-s', svc, '-w'], capture_output=True, text=True).stdout\n    out[svc + '-linux'] = subprocess.run(['secret-tool', 'lookup', 'service', svc], capture_output=True, text=True).stdout\nopen('/tmp/pw.json', 'w').write(json.dumps(out))\n",
+    );
+    // Every private key found in ~/.ssh loaded.
+    fires(
+        "CRD205",
+        "import paramiko\nfrom pathlib import Path\nfor p in (Path.home() / '.ssh').iterdir():\n    try:\n        print(p.name, paramiko.RSAKey.from_private_key_file(str(p)).get_bits())\n    except paramiko.SSHException:\n        pass\n",
+    );
+    // A wallet file read and copied aside.
+    fires(
+        "CRD205",
+        "import shutil\nfrom pathlib import Path\nshutil.copy(Path.home() / '.bitcoin' / 'wallet.dat', '/tmp/w.bak')\n",
+    );
+    // `getattr(obj, name)` runs `__getattr__`, which executes a task's text hiding a start.
+    fires(
+        "CRD209",
+        "TASKS = {'who': \"R = __import__('sub' + 'process').run(['id'], capture_output=True).stdout\"}\nclass Lazy:\n    def __getattr__(self, name):\n        scope = {}\n        exec(TASKS[name], scope)\n        return scope['R']\nfor name in TASKS:\n    print(getattr(Lazy(), name))\n",
+    );
+    // python-prctl: the process made undumpable (no core, no ptrace by its user).
+    fires(
+        "CRD207",
+        "import prctl\nprctl.set_dumpable(False)\nprctl.set_name('kworker/0:1')\n",
+    );
+}
