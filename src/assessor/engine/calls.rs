@@ -624,12 +624,14 @@ pub(super) fn plain_call<'a>(
             }
         }
         // `str(x)`, `repr(x)`, `format(x)` of an instance: what its `__str__`... returns.
-        (Some(name @ ("builtins.str" | "builtins.repr" | "builtins.format")), Some(first))
-            if matches!(first.kind, Kind::Instance(..)) =>
-        {
+        (
+            Some(name @ ("builtins.str" | "builtins.repr" | "builtins.format" | "builtins.bytes")),
+            Some(first),
+        ) if matches!(first.kind, Kind::Instance(..)) => {
             let dunder = match name {
                 "builtins.repr" => "__repr__",
                 "builtins.format" => "__format__",
+                "builtins.bytes" => "__bytes__",
                 _ => "__str__",
             };
             s.as_text(first.clone(), dunder)
@@ -671,6 +673,10 @@ pub(super) fn plain_call<'a>(
         {
             first.clone()
         }
+        // `asdict(record)`: a dict of its fields.
+        (Some("dataclasses.asdict"), Some(first)) => s
+            .record_as_dict(first)
+            .unwrap_or_else(|| Value::unknown(first.deep_taint().data())),
         // `@dataclass(frozen=True)` is the decorator `@dataclass` with options.
         (Some("dataclasses.dataclass"), None) => callee.clone(),
         // `field(default_factory=list)`: the class's default is what the factory makes.
@@ -727,6 +733,11 @@ pub(super) fn plain_call<'a>(
         }
         (Some("collections.defaultdict"), _) => Value::bounded_dict(Vec::new()),
         (Some("builtins.list"), None) => s.folder.seq(Vec::new()),
+        // A deque without `maxlen` keeps all it is given, as a list does (one with a
+        // `maxlen` drops its oldest items, so it is no list that only grows).
+        (Some("collections.deque"), None) if args.keyword("maxlen").is_none() => {
+            s.folder.seq(Vec::new())
+        }
         (Some("builtins.range"), _) => range(&args.positional),
         (Some("shlex.split"), Some(first)) => match first.exact_text() {
             Some(text) => {
@@ -1280,6 +1291,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::UNKNOWN
         }
         Api::GetPid => Value::unknown(Taint::OWN_PID),
+        Api::PidFd => args.get(0, "pid").cloned().unwrap_or(Value::UNKNOWN),
         Api::GroupOf => match args.get(0, "pid") {
             Some(pid) if pid.taint.has(Taint::OWN_PID) || pid.as_int() == Some(0) => {
                 Value::unknown(Taint::OWN_PID)
@@ -1520,7 +1532,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                     s.apart_from_loops(|s| call_indirect(s, &function, positional, at));
                 }
             }
-            Value::UNKNOWN
+            // A process (or thread) it starts is its own: `os.kill(p.pid, SIGTERM)` of a
+            // `multiprocessing.Process` signals the program's child.
+            match starts {
+                true => Value::unknown(Taint::CHILD),
+                false => Value::UNKNOWN,
+            }
         }
         Api::QueueNew => Value::unknown(Taint::QUEUE),
         Api::Keylogger => {

@@ -103,6 +103,8 @@ pub enum Api {
     EscapeProbe,
     Kill,
     GetPid,
+    /// `os.pidfd_open(pid)`: a descriptor that stands for the process `pid`.
+    PidFd,
     /// `os.getpgid(pid)`, `os.getsid(pid)`: the group or session of a process, the
     /// program's own when the pid is (or is 0).
     GroupOf,
@@ -489,7 +491,8 @@ pub fn api(name: &str) -> Option<Api> {
         | "docker.client.from_env"
         | "docker.client.DockerClient"
         | "docker.api.APIClient" => EscapeProbe,
-        "os.kill" | "os.killpg" => Kill,
+        "os.kill" | "os.killpg" | "signal.pidfd_send_signal" => Kill,
+        "os.pidfd_open" => PidFd,
         "os.getpid" | "os.getpgrp" => GetPid,
         "os.getpgid" | "os.getsid" => GroupOf,
         "ctypes.CDLL"

@@ -224,6 +224,20 @@ impl<'a> Scanner<'a> {
             .collect()
     }
 
+    /// `dataclasses.asdict(record)`: its fields by name, as given or as the class's
+    /// defaults (`field(default_factory=...)`).
+    pub(super) fn record_as_dict(&mut self, record: &Value) -> Option<Value> {
+        let Kind::Instance(class, _) = record.kind else {
+            return None;
+        };
+        let names = self.class(class)?.fields.clone()?;
+        let pairs = names
+            .into_iter()
+            .map(|name| (self.folder.literal(name), self.attribute(record, name)))
+            .collect();
+        Some(Value::bounded_dict(pairs))
+    }
+
     /// The fields of a record instance, by the names its class's methods see them as
     /// (`self.path`).
     pub(super) fn fields_of(&self, value: &Value) -> Vec<(&'a str, Value)> {

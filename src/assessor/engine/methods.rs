@@ -150,14 +150,16 @@ pub(super) fn method_call(
             _ => return Value::unknown(object.deep_taint().data().with(args.data_taint())),
         }
     }
-    if let (Kind::Seq(items), "pop") = (&object.kind, method) {
-        // `todo.pop()`: the last item (or the one at the index given); a work list popped
-        // in a loop is walked once, with the item it starts from.
+    if let (Kind::Seq(items), "pop" | "popleft") = (&object.kind, method) {
+        // `todo.pop()`: the last item (or the one at the index given; a deque's
+        // `popleft()` the first); a work list popped in a loop is walked once, with the
+        // item it starts from.
+        let last = if method == "popleft" { 0 } else { -1 };
         let index = args
             .positional
             .first()
             .and_then(Value::as_int)
-            .unwrap_or(-1);
+            .unwrap_or(last);
         let index = if index < 0 {
             i64::try_from(items.len()).unwrap_or(0) + index
         } else {

@@ -141,14 +141,15 @@ impl NormalPath<'_> {
     /// home (`~/<?>/<?>.py`). A file of a known name in a known directory is not.
     pub fn is_overwrite_target(&self) -> bool {
         const DISKS: &[&str] = &["sd", "hd", "vd", "xvd", "nvme", "mmcblk", "dm-", "md"];
-        let disk = match self.parts.as_slice() {
-            ["dev", "mapper" | "disk", _, ..] => true,
-            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)),
-            _ => false,
-        };
         // Found, not named: the last two levels wholly unknown (a walk's directory and
         // file name, `rglob("*")`), which a name the program computes is not.
         let unknown = |p: &&str| !p.is_empty() && p.chars().all(|c| c == UNKNOWN_PART);
+        // A device found at run time (a listing of `/sys/block` or `/dev`) may be any disk.
+        let disk = match self.parts.as_slice() {
+            ["dev", "mapper" | "disk", _, ..] => true,
+            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)) || unknown(name),
+            _ => false,
+        };
         let found =
             |parts: &[&str]| parts.len() >= 2 && parts[parts.len() - 2..].iter().all(unknown);
         let in_system = self.absolute && found(&self.parts) && self.is_destructive_target();

@@ -93,7 +93,19 @@ fn stdin_program(s: &mut Scanner<'_>, command: &Value, input: &Value, at: u32) {
 pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shell: bool, at: u32) {
     hit(s, rules::SUBPROCESS, at, Confidence::High);
     let Some(command) = command else { return };
-    let taint = command.deep_taint();
+    // An argv whose program takes its arguments as data (`["convert", name, ...]`): only
+    // the program itself comes into what is run.
+    let taint = match command.items() {
+        Some([program, ..])
+            if !via_shell
+                && program
+                    .exact_text()
+                    .is_some_and(shell::takes_arguments_as_data) =>
+        {
+            program.deep_taint()
+        }
+        _ => command.deep_taint(),
+    };
     if taint.has(Taint::DECODED) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
     }

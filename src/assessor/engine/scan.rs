@@ -384,6 +384,9 @@ impl<'a> Scanner<'a> {
             }
             ExprKind::Attribute { value: owner, attr } => {
                 if let ExprKind::Name(owner) = owner.kind() {
+                    if self.write_descriptor(owner, attr, &value) {
+                        return;
+                    }
                     if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
                         self.attributes.insert((owner, attr), value);
                     }
@@ -760,6 +763,26 @@ impl<'a> Scanner<'a> {
         value
     }
 
+    /// `obj.attr = value` where the class of `obj` holds at `attr` an instance of a class
+    /// with `__set__` (a data descriptor): that method runs instead. Whether it did.
+    fn write_descriptor(&mut self, owner: &str, attr: &str, value: &Value) -> bool {
+        let object = self.lookup(owner);
+        let Kind::Instance(class, _) = object.kind else {
+            return false;
+        };
+        let Some(member) = self.class_member(class, attr) else {
+            return false;
+        };
+        let Kind::Instance(descriptor_class, _) = member.kind else {
+            return false;
+        };
+        let Some(set) = self.method_of(descriptor_class, "__set__") else {
+            return false;
+        };
+        self.call_function(set, &[member, object, value.clone()], &[]);
+        true
+    }
+
     /// An instance of a program class made text (`str(x)`, `f"{x}"`, `repr(x)`): what its
     /// `dunder` (or else `__str__`, then `__repr__`) returns. Anything else is itself.
     pub(super) fn as_text(&mut self, value: Value, dunder: &str) -> Value {
@@ -917,6 +940,12 @@ impl<'a> Scanner<'a> {
         if let Some(member) = self.dynamic_attribute(value, attr) {
             return member;
         }
+        // `obj.path` of an instance handed to a descriptor or a helper: what the class's
+        // methods set as `self.path`.
+        if let (Kind::Instance(..), Some(set)) = (&value.kind, self.attributes.get(&("self", attr)))
+        {
+            return set.clone();
+        }
         let default = match value.taint.has(Taint::EXTERNAL) {
             true => self.argument_default(attr),
             false => None,
@@ -1002,6 +1031,13 @@ impl<'a> Scanner<'a> {
         if name == "os.environ" || name == "os.environb" {
             // The whole environment holds whatever secrets the job was given.
             return Value::name(&name).tainted(Taint::SECRET.with(Taint::ENVIRONMENT));
+        }
+        // What a web request carries (`flask.request.args["cmd"]`) is the remote party's.
+        if WEB_REQUESTS.iter().any(|r| {
+            name.strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('.'))
+        }) {
+            return named(&name).tainted(Taint::NETWORK);
         }
         if let Some(text) = catalog::text_constant(&name) {
             return Value {
@@ -1405,6 +1441,14 @@ fn named(name: &str) -> Value {
         false => value,
     }
 }
+
+/// The request objects of web frameworks: their attributes hold what a client sent.
+const WEB_REQUESTS: &[&str] = &[
+    "flask.request",
+    "quart.request",
+    "bottle.request",
+    "werkzeug.local.request",
+];
 
 /// The name of `op`'s dunder methods, between `__` (or `__r`, `__i`) and `__`.
 fn operator_name(op: BinOp) -> Option<&'static str> {

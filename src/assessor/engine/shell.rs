@@ -94,6 +94,39 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
 /// Whether some command of `line` runs one of `downloads` (as the program itself, or as
 /// the script of an interpreter or `source`), or runs a program only known at run time.
 /// Unpacking or inspecting a download (`unzip`, `tar`, `file`, `wc`) runs nothing.
+/// Whether `program` (an argv's first word) takes its arguments as data: a file name or a
+/// revision from the network is no code to it. Shells, interpreters, wrappers, privilege
+/// tools and the tools that run commands they are given (`find -exec`, `sed e`, `awk`)
+/// are not.
+pub fn takes_arguments_as_data(program: &str) -> bool {
+    const RUNS_ARGUMENTS: &[&str] = &[
+        "perl",
+        "ruby",
+        "node",
+        "nodejs",
+        "php",
+        "lua",
+        "tclsh",
+        "pwsh",
+        "powershell",
+        "osascript",
+        "Rscript",
+        "awk",
+        "gawk",
+        "mawk",
+        "sed",
+        "find",
+        "ssh",
+    ];
+    let name = program.rsplit('/').next().unwrap_or(program);
+    !name.is_empty()
+        && !name.contains(UNKNOWN_PART)
+        && !name.starts_with("python")
+        && ![SHELLS, WRAPPERS, PRIVILEGE, RUNS_ARGUMENTS]
+            .iter()
+            .any(|list| list.contains(&name))
+}
+
 pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
     let (mut named, mut unknown) = (false, false);
     for pipeline in split_pipelines(line) {

