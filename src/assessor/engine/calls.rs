@@ -159,12 +159,27 @@ fn see_filled_arguments<'a>(s: &mut Scanner<'a>, call: Call<'a>) {
         return;
     }
     let filled = std::mem::take(&mut s.filled_arguments);
-    for arg in call.args().iter() {
-        if let ExprKind::Name(name) = arg.kind() {
-            let current = s.lookup(name);
-            if let Some((_, now)) = filled.iter().find(|(before, _)| *before == current) {
-                s.rebind(name, now.clone());
-            }
+    let args = call.args();
+    if args
+        .iter()
+        .any(|a| matches!(a.kind(), ExprKind::Starred(_)))
+    {
+        return;
+    }
+    // What the call was given by position beyond these (a bound method's `self`) comes first.
+    let Some(offset) = s.filled_arity.checked_sub(args.iter().count()) else {
+        return;
+    };
+    for (i, arg) in args.iter().enumerate() {
+        let ExprKind::Name(name) = arg.kind() else {
+            continue;
+        };
+        let current = s.lookup(name);
+        let now = filled
+            .iter()
+            .find(|(at, before, _)| *at == i + offset && *before == current);
+        if let Some((_, _, now)) = now {
+            s.rebind(name, now.clone());
         }
     }
 }
@@ -325,6 +340,10 @@ fn call_kept_partial<'a>(
         };
         return Some(call_method(s, &first, method, bound_args, at));
     }
+    // `operator.itemgetter("eval")(vars(builtins))` is `vars(builtins)["eval"]`.
+    if let (ITEM_GETTER, [key]) = (name, bound) {
+        return Some(s.item(&first, key));
+    }
     // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
     if let Some(path) = name.strip_prefix(ATTR_GETTER) {
         return Some(
@@ -364,6 +383,12 @@ fn call_kept_partial<'a>(
 
 /// The name a `@contextmanager` function is kept under, bound to the function.
 const CONTEXT_MANAGER: &str = "contextlib.contextmanager:";
+
+/// Most items `enumerate` pairs with their counts one by one (each call copies them).
+const MAX_ENUMERATED: usize = 256;
+
+/// The name an item getter is kept under, bound to its key (`operator.itemgetter("eval")`).
+const ITEM_GETTER: &str = "operator.itemgetter:";
 
 /// The name prefix an attribute getter is kept under (`operator.attrgetter("run")`).
 const ATTR_GETTER: &str = "operator.attrgetter:";
@@ -598,6 +623,14 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.bytes" | "builtins.bytearray"), Some(first)) if first.items().is_some() => {
             bytes_of_ints(s, first)
         }
+        // `array.array("B", codes)`: bytes made of those numbers (`.tobytes()` gives them).
+        (Some("array.array"), Some(code)) if matches!(code.exact_text(), Some("B" | "b")) => {
+            match args.positional.get(1) {
+                Some(codes) if codes.items().is_some() => bytes_of_ints(s, codes),
+                Some(codes) => Value::unknown(codes.deep_taint().data().with(Taint::DECODED)),
+                None => Value::UNKNOWN,
+            }
+        }
         // `bytes(a ^ b for a, b in zip(data, cycle(key)))`: bytes made of numbers computed
         // at run time, the way ciphers hide a payload.
         (Some("builtins.bytes" | "builtins.bytearray"), Some(first))
@@ -608,7 +641,9 @@ pub(super) fn plain_call<'a>(
         // `textwrap.dedent(code)`, `inspect.cleandoc(doc)`, `inspect.getdoc(function)`:
         // code kept indented in a string or a docstring, as it will run.
         (Some(name @ ("textwrap.dedent" | "inspect.cleandoc")), Some(first)) => {
-            match first.exact_text() {
+            // Rewriting the text is charged to the walk's budget, as slices are.
+            s.work += first.exact_text().map_or(0, |t| t.len() / 64);
+            match first.exact_text().filter(|_| s.has_budget()) {
                 Some(text) if name == "textwrap.dedent" => {
                     text_value(s, &fold::dedent(text), first.taint)
                 }
@@ -618,7 +653,8 @@ pub(super) fn plain_call<'a>(
         }
         (Some("inspect.getdoc"), Some(first)) => {
             let doc = s.attribute(first, "__doc__");
-            match doc.exact_text() {
+            s.work += doc.exact_text().map_or(0, |t| t.len() / 64);
+            match doc.exact_text().filter(|_| s.has_budget()) {
                 Some(text) => text_value(s, &fold::cleandoc(text), doc.taint),
                 None => Value::UNKNOWN,
             }
@@ -713,14 +749,21 @@ pub(super) fn plain_call<'a>(
             s.folder.seq(tuples)
         }
         // `enumerate(known list[, start])`: its items paired with their counts.
-        (Some("builtins.enumerate"), Some(first)) if first.iterated().is_some() => {
+        (Some("builtins.enumerate"), Some(first))
+            if first
+                .items()
+                .is_some_and(|items| items.len() <= MAX_ENUMERATED) =>
+        {
             let start = args.get(1, "start").and_then(Value::as_int).unwrap_or(0);
             let pairs = first
                 .iterated()
                 .unwrap_or_default()
                 .into_iter()
-                .zip(start..)
-                .map(|(item, n)| s.folder.seq(vec![Value::int(n), item]))
+                .zip(0i64..)
+                .map(|(item, n)| {
+                    s.folder
+                        .seq(vec![Value::int(start.saturating_add(n)), item])
+                })
                 .collect();
             s.folder.seq(pairs)
         }
@@ -872,6 +915,18 @@ pub(super) fn plain_call<'a>(
             Some(name) => Value::name(&format!("{name}.__dict__")),
             None => Value::UNKNOWN,
         },
+        // `print(banner)`: what the instance's `__str__` returns is what is printed.
+        (Some("builtins.print"), _) => {
+            for value in &args.positional {
+                if let Kind::Instance(..) = value.kind {
+                    s.as_text(value.clone(), "__str__");
+                }
+            }
+            Value {
+                kind: Kind::NoneValue,
+                taint: Taint::NONE,
+            }
+        }
         (Some("builtins.globals"), None) => Value::name("builtins.__dict__"),
         (Some("builtins.str.maketrans" | "builtins.bytes.maketrans"), _) => {
             super::methods::maketrans(s, &args.positional)
@@ -1106,15 +1161,24 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let Some(path) = path else {
                 return Value::UNKNOWN;
             };
-            // One key named by its path is the program's to present to its SSH host (as
-            // `connect(key_filename=...)` does); keys found by listing a folder are every
-            // key the user has, read.
+            // A key is the program's to present to its SSH host, as `connect(key_filename=
+            // ...)` does: followed as a credential (sending it elsewhere still leaks), not
+            // as a secret read that any network use would leak. Keys found by listing a
+            // folder (or by a glob, `id_*`) are every key the user has: reading them is
+            // reading credentials.
             let found = path.text().is_none_or(|p| p.contains(UNKNOWN_PART));
-            if !found {
-                return Value::unknown(path.taint.data().with(Taint::CREDENTIAL));
-            }
-            let read = open_file(s, &path.clone(), None, at);
-            Value::unknown(read.taint.data())
+            let noted = s.caps.secret_read;
+            let read = match found {
+                true => open_file(s, &path.clone(), None, at),
+                false => Value::unknown(path.taint.data()),
+            };
+            s.caps.secret_read = noted;
+            Value::unknown(
+                read.taint
+                    .data()
+                    .without(Taint::SECRET)
+                    .with(Taint::CREDENTIAL),
+            )
         }
         Api::OpenDatabase => {
             let Some(path) = args.get(0, "database").and_then(Value::text) else {
@@ -1497,6 +1561,10 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             _ => Value::UNKNOWN,
         },
+        Api::ItemGetter => match args.positional.as_slice() {
+            [key] => method_partial(ITEM_GETTER, "", vec![key.clone()]),
+            _ => Value::UNKNOWN,
+        },
         Api::AttrGetter => match args.positional.first().and_then(Value::exact_text) {
             Some(path) => method_partial(ATTR_GETTER, path, Vec::new()),
             None => Value::UNKNOWN,
@@ -1615,6 +1683,12 @@ const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD",
 
 /// Keywords of a request that authenticate it.
 const CREDENTIAL_KEYWORDS: &[&str] = &[
+    "pkey",
+    "key_filename",
+    "client_keys",
+    "connect_kwargs",
+    "password",
+    "passphrase",
     "headers",
     "auth",
     "params",
@@ -1671,7 +1745,7 @@ pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32, sending: S
     for (name, value) in &args.keywords {
         let token_request = sending == Sending::Request
             && matches!(*name, Some("data" | "json"))
-            && is_token_request(value);
+            && is_token_request(args.positional.get(url_at), value);
         let authenticates = sending == Sending::Credentials
             || token_request
             || (sending == Sending::Request
@@ -1685,10 +1759,16 @@ pub(super) fn send_out(s: &mut Scanner<'_>, args: &Args<'_>, at: u32, sending: S
     }
 }
 
-/// An OAuth 2.0 token request's body (RFC 6749: a `grant_type` field beside the client's
-/// secret, a refresh token or a password): together they are one login to the service.
-fn is_token_request(body: &Value) -> bool {
-    body.get_text("grant_type").is_some()
+/// An OAuth 2.0 token request (RFC 6749: a `grant_type` field beside the client's secret,
+/// a refresh token or a password, posted to a token endpoint): together they are one login
+/// to the service.
+fn is_token_request(url: Option<&Value>, body: &Value) -> bool {
+    let endpoint = url.and_then(Value::text).is_some_and(|u| {
+        let u = u.to_ascii_lowercase();
+        u.contains("token") || u.contains("oauth")
+    });
+    // A client's secret with a refresh token or a password; more are being collected.
+    endpoint && body.get_text("grant_type").is_some() && credential_count(body) <= 3
 }
 
 /// How many separate credentials a value holds (the items of a list or dict each count).

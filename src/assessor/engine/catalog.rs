@@ -169,6 +169,8 @@ pub enum Api {
     MethodCaller,
     /// `operator.attrgetter("a.b")`: gets that attribute of what it is given.
     AttrGetter,
+    /// `operator.itemgetter(key)`: called with a container, its item at `key`.
+    ItemGetter,
     /// `@contextlib.contextmanager`: the generator function it decorates, called, gives
     /// what it first yields to `with ... as`.
     ContextManager,
@@ -371,6 +373,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "distutils.sysconfig.get_python_lib" => SitePackages,
         "operator.methodcaller" => MethodCaller,
         "operator.attrgetter" => AttrGetter,
+        "operator.itemgetter" => ItemGetter,
         "contextlib.contextmanager" | "contextlib.asynccontextmanager" => ContextManager,
         "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
             CallsTarget {

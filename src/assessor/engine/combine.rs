@@ -113,16 +113,13 @@ impl Capabilities {
     }
 
     /// Whether `dir` directly holds a Python module this program downloaded
-    /// (`<dir>/helper.py`), or, known only at run time, may be the temporary file a
-    /// download was written to (`mkstemp(suffix=".zip")`): put on `sys.path`, an import
-    /// may load it.
+    /// (`<dir>/helper.py`): put on `sys.path`, an import may load it.
     pub fn holds_downloaded_module(&self, dir: &str) -> bool {
         let dir = dir.trim_end_matches('/');
         self.downloads.iter().any(|d| {
-            (**d == *dir && dir.chars().eq([UNKNOWN_PART]))
-                || d.strip_prefix(dir)
-                    .and_then(|rest| rest.strip_prefix('/'))
-                    .is_some_and(|file| file.ends_with(".py") && !file.contains('/'))
+            d.strip_prefix(dir)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|file| file.ends_with(".py") && !file.contains('/'))
         })
     }
 

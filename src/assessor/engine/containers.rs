@@ -69,14 +69,10 @@ impl Scanner<'_> {
                     Some(added) => items.extend(added.iter().cloned().map(flat)),
                     // `found.extend(glob.glob(p))`: elements of that kind, too.
                     None if first.taint.has(Taint::LISTING) => items.push(first.clone()),
-                    // `pending.extend(data.splitlines())`: items not known one by one, but
-                    // made of that data.
+                    // `pending.extend(data.splitlines())`, `argv.extend(names)`: items not
+                    // known one by one, kept as one item made of that data.
                     None if first.deep_taint().data() != Taint::NONE => {
-                        let taint = first
-                            .deep_taint()
-                            .data()
-                            .with(container.deep_taint().data());
-                        return Some(Value::unknown(taint));
+                        items.push(Value::unknown(first.deep_taint().data()));
                     }
                     None => return None,
                 }

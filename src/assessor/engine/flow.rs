@@ -448,10 +448,18 @@ impl<'a> Scanner<'a> {
         };
         self.followed.insert(index);
         let scope = bind_arguments(&function, positional, keywords);
-        let containers: Vec<(&'a str, Value)> = (scope.iter())
-            .filter(|(_, v)| matches!(v.kind, Kind::Seq(_) | Kind::Dict(_)))
-            .map(|(name, v)| (*name, v.clone()))
+        // The lists and dicts given by position, with where: a call that fills one fills
+        // the caller's (`step(ctx)`); one it rebinds (`ctx = {}`) it does not.
+        let containers: Vec<(usize, &'a str, Value)> = (function.params.iter())
+            .take_while(|(_, kind)| *kind == ParamKind::Positional)
+            .enumerate()
+            .filter_map(|(i, (name, _))| {
+                let given = positional.get(i)?;
+                matches!(given.kind, Kind::Seq(_) | Kind::Dict(_))
+                    .then(|| (i, *name, given.clone()))
+            })
             .collect();
+        let assigned_from = self.assigned.len();
         let outer = self
             .scopes
             .split_off(function.scope_depth.min(self.scopes.len()));
@@ -499,7 +507,8 @@ impl<'a> Scanner<'a> {
         for (this, field, before) in fields {
             self.restore_attribute(this, field, before);
         }
-        self.note_filled_arguments(containers, base + usize::from(function.captured.is_some()));
+        let scope_at = base + usize::from(function.captured.is_some());
+        self.note_filled_arguments(containers, scope_at, assigned_from, positional.len());
         self.scopes.truncate(base);
         self.scopes.extend(outer);
         result
@@ -507,17 +516,31 @@ impl<'a> Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
-    /// The lists and dicts a followed call was given, as its parameters hold them now
-    /// (in the scope at `scope`): those it filled are the caller's to see.
-    fn note_filled_arguments(&mut self, given: Vec<(&'a str, Value)>, scope: usize) {
+    /// The lists and dicts a followed call was given by position (of `arity`), as its
+    /// parameters hold them now (in the scope at `scope`), unless it assigned the parameter
+    /// anew (since `assigned_from`): those it filled are the caller's to see.
+    fn note_filled_arguments(
+        &mut self,
+        given: Vec<(usize, &'a str, Value)>,
+        scope: usize,
+        assigned_from: usize,
+        arity: usize,
+    ) {
         self.filled_arguments.clear();
+        self.filled_arity = arity;
+        let assigned = self
+            .assigned
+            .split_off(assigned_from.min(self.assigned.len()));
         let Some(scope) = self.scopes.get(scope) else {
             return;
         };
-        for (name, before) in given {
+        for (at, name, before) in given {
+            if assigned.contains(&name) {
+                continue;
+            }
             match scope.get(name) {
                 Some(now) if *now != before && matches!(now.kind, Kind::Seq(_) | Kind::Dict(_)) => {
-                    self.filled_arguments.push((before, now.clone()));
+                    self.filled_arguments.push((at, before, now.clone()));
                 }
                 _ => {}
             }

@@ -584,10 +584,31 @@ impl<'a> Scanner<'a> {
         let builds_text = matches!(name, "os.path.join" | "shlex.join" | "str.join");
         // By word: `recv_into`, `readline`, `fetchone`, not `current_thread` or `target`.
         // A library's getter (`os.getpid`, `logging.getLogger`, `os.path.getsize`)
-        // returns at once; its `get` and `getpass` wait for an item or a key.
+        // returns at once; `get`, `getpass`, `getch` and the like wait for an item or a key.
+        const WAITING_GETTERS: &[&str] = &[
+            "get",
+            "getpass",
+            "getc",
+            "getch",
+            "getche",
+            "getchar",
+            "getkey",
+            "getwch",
+            "getwche",
+            "getline",
+            "getmessage",
+            "getaddrinfo",
+            "getnameinfo",
+            "gethostbyname",
+            "gethostbyaddr",
+            "getfqdn",
+            "getresponse",
+        ];
         let library = name.contains('.');
         let may_wait = last.split('_').any(|word| {
-            let getter = library && word.starts_with("get") && !matches!(word, "get" | "getpass");
+            let getter = library
+                && word.starts_with("get")
+                && !WAITING_GETTERS.contains(&word.to_ascii_lowercase().as_str());
             !getter && MAY_WAIT.iter().any(|w| word.starts_with(w))
         });
         if frame.handlers == 0 && may_wait {

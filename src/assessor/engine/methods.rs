@@ -169,6 +169,10 @@ pub(super) fn method_call(
             return item.clone();
         }
     }
+    // `buf.tobytes()` of an array or a memoryview: the same bytes.
+    if method == "tobytes" {
+        return object.clone();
+    }
     if let (Some(n), "to_bytes") = (object.as_int(), method) {
         return int_to_bytes(s, n, args);
     }
@@ -399,7 +403,7 @@ pub(super) fn text_method(
             let spread: Vec<(String, Value)> = (args.keywords.iter())
                 .filter(|(k, _)| k.is_none())
                 .filter_map(|(_, v)| match &v.kind {
-                    Kind::Dict(pairs) => Some(pairs.iter()),
+                    Kind::Dict(pairs) if pairs.len() <= MAX_SPREAD_FIELDS => Some(pairs.iter()),
                     _ => None,
                 })
                 .flatten()
@@ -449,3 +453,6 @@ pub(super) fn text_method(
     };
     Some(value)
 }
+
+/// Most fields a `**dict` given to `format` is spread into (each call copies them).
+const MAX_SPREAD_FIELDS: usize = 256;

@@ -597,6 +597,8 @@ pub enum ExprKind<'a> {
         step: Option<Expr<'a>>,
     },
     Negative(Expr<'a>),
+    /// `~operand`.
+    Invert(Expr<'a>),
     Sequence(Exprs<'a>),
     FString(Vec<FPart<'a>>),
     Named {
@@ -710,6 +712,9 @@ impl<'a> Expr<'a> {
             },
             ast::Expr::UnaryOp(e) if e.op == ast::UnaryOp::USub => {
                 ExprKind::Negative(Expr(&e.operand))
+            }
+            ast::Expr::UnaryOp(e) if e.op == ast::UnaryOp::Invert => {
+                ExprKind::Invert(Expr(&e.operand))
             }
             ast::Expr::Subscript(e) => ExprKind::Subscript {
                 value: Expr(&e.value),

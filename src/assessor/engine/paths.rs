@@ -144,10 +144,9 @@ impl NormalPath<'_> {
         // Found, not named: the last two levels wholly unknown (a walk's directory and
         // file name, `rglob("*")`), which a name the program computes is not.
         let unknown = |p: &&str| !p.is_empty() && p.chars().all(|c| c == UNKNOWN_PART);
-        // A device found at run time (a listing of `/sys/block` or `/dev`) may be any disk.
         let disk = match self.parts.as_slice() {
             ["dev", "mapper" | "disk", _, ..] => true,
-            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)) || unknown(name),
+            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)),
             _ => false,
         };
         let found =
@@ -316,18 +315,23 @@ impl NormalPath<'_> {
     /// folder that holds only those (`~/.electrum/wallets`, `~/.ethereum/keystore`,
     /// `~/.local/share/keyrings`, `~/Library/Keychains`, `~/.password-store`).
     fn wallet_or_keyring(&self) -> bool {
-        const STORE_DIRS: &[&str] = &[
-            ".electrum",
-            "Electrum",
-            "Exodus",
-            ".monero",
-            "Monero",
-            ".armory",
-            "Armory",
-            "keyrings",
-            "Keychains",
-            ".password-store",
-        ];
+        const STORE_DIRS: &[&str] = &[".electrum", ".monero", ".armory", ".password-store"];
+        // Folders of those names elsewhere are something else (`/usr/share/keyrings` holds
+        // the package signing keys, `texts/Exodus` a book): only the user's own count.
+        let home = self.parts.first() == Some(&"~")
+            || matches!(
+                self.parts.as_slice(),
+                ["home", _, ..] | ["root", ..] | ["Users", _, ..]
+            );
+        if !home {
+            return false;
+        }
+        let app_store = self.has_pair("share", |d| d == "keyrings")
+            || self.has_pair("Library", |d| d == "Keychains")
+            || self.has_pair(".config", |d| d == "Exodus" || d == "Electrum")
+            || self.has_pair("Application Support", |d| {
+                matches!(d, "Exodus" | "Electrum")
+            });
         let wallet_file = |f: &str| {
             f == "wallet.dat"
                 || (f.starts_with("wallet") && f.ends_with(".dat"))
@@ -336,7 +340,8 @@ impl NormalPath<'_> {
                     .any(|x| f.ends_with(x))
         };
         let keystore = |d: &str| d.eq_ignore_ascii_case(".ethereum") || d == "Ethereum";
-        self.parts.iter().any(|p| STORE_DIRS.contains(p))
+        app_store
+            || self.parts.iter().any(|p| STORE_DIRS.contains(p))
             || self
                 .parts
                 .windows(2)

@@ -93,18 +93,16 @@ fn stdin_program(s: &mut Scanner<'_>, command: &Value, input: &Value, at: u32) {
 pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shell: bool, at: u32) {
     hit(s, rules::SUBPROCESS, at, Confidence::High);
     let Some(command) = command else { return };
-    // An argv whose program takes its arguments as data (`["convert", name, ...]`): only
-    // the program itself comes into what is run.
-    let taint = match command.items() {
-        Some([program, ..])
-            if !via_shell
-                && program
-                    .exact_text()
-                    .is_some_and(shell::takes_arguments_as_data) =>
-        {
-            program.deep_taint()
+    // An argv whose program takes its arguments as data (`["convert", name, ...]`), or an
+    // interpreter given a script file (`["python3", "worker.py", "--job", job]`): only the
+    // program (and script) come into what is run; the rest are arguments.
+    let taint = match command.items().filter(|_| !via_shell) {
+        Some(argv) => {
+            let words: Vec<Option<&str>> = argv.iter().map(Value::exact_text).collect();
+            let code = shell::code_words(&words).min(argv.len());
+            (argv[..code].iter()).fold(Taint::NONE, |t, word| t.with(word.deep_taint()))
         }
-        _ => command.deep_taint(),
+        None => command.deep_taint(),
     };
     if taint.has(Taint::DECODED) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);

@@ -48,6 +48,9 @@ pub struct Scanner<'a> {
     /// `name.attr = value` bindings by `(name, attr)`; instance attributes (`self.sock`)
     /// are shared by all methods, which is how a class uses them.
     attributes: HashMap<(&'a str, &'a str), Value>,
+    /// The same by the class of the instance they were set on (`self.path = p` in a
+    /// method of class 3 is `(3, "path")`).
+    instance_attributes: HashMap<(u32, &'a str), Value>,
     /// The program's functions and lambdas, indexed by `Kind::Function`.
     pub(super) functions: Vec<Function<'a>>,
     /// Values returned by the functions being followed, innermost last.
@@ -84,8 +87,15 @@ pub struct Scanner<'a> {
     pub(super) followed: rustc_hash::FxHashSet<u32>,
     /// Lists and dicts the last followed call was given and filled (`def step(st):
     /// st["s"] = sock`), as (given, filled): the caller's names for them see the change.
-    pub(super) filled_arguments: Vec<(Value, Value)>,
+    pub(super) filled_arguments: Vec<(usize, Value, Value)>,
+    /// How many positional arguments that call was given (a bound method's `self` too).
+    pub(super) filled_arity: usize,
+    /// Names assigned (`x = ...`) in the calls being followed, innermost last.
+    pub(super) assigned: Vec<&'a str>,
 }
+
+/// Most names remembered as assigned in the calls being followed.
+const MAX_ASSIGNED: usize = 4096;
 
 /// Most command-line option defaults remembered.
 const MAX_ARGUMENT_DEFAULTS: usize = 64;
@@ -368,7 +378,12 @@ impl<'a> Scanner<'a> {
 
     pub(super) fn bind_target(&mut self, target: Expr<'a>, value: Value) {
         match target.kind() {
-            ExprKind::Name(name) => self.bind(name, value),
+            ExprKind::Name(name) => {
+                if self.inline_depth > 0 && self.assigned.len() < MAX_ASSIGNED {
+                    self.assigned.push(name);
+                }
+                self.bind(name, value)
+            }
             ExprKind::Sequence(targets) => {
                 let items = value
                     .items()
@@ -388,6 +403,19 @@ impl<'a> Scanner<'a> {
                         return;
                     }
                     if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
+                        // Remembered for the class too: the instance read through another
+                        // name (a descriptor's `obj.path`) has it.
+                        let class = match self.lookup(owner).kind {
+                            Kind::Instance(class, _) => Some(class),
+                            _ => None,
+                        };
+                        if let (Some(class), true) = (
+                            class,
+                            self.instance_attributes.len() < MAX_TRACKED_ATTRIBUTES,
+                        ) {
+                            self.instance_attributes
+                                .insert((class, attr), value.clone());
+                        }
                         self.attributes.insert((owner, attr), value);
                     }
                 }
@@ -516,10 +544,20 @@ impl<'a> Scanner<'a> {
                 taint: Taint::NONE,
             },
             ExprKind::BinOp { left, op, right } => self.binary_chain(left, op, right),
-            ExprKind::Negative(operand) => match self.eval(operand).as_int() {
-                Some(value) => Value::int(value.wrapping_neg()),
-                None => Value::UNKNOWN,
-            },
+            ExprKind::Negative(operand) => {
+                let value = self.eval(operand);
+                match value.as_int() {
+                    Some(value) => Value::int(value.wrapping_neg()),
+                    None => self.unary(value, "__neg__"),
+                }
+            }
+            ExprKind::Invert(operand) => {
+                let value = self.eval(operand);
+                match value.as_int() {
+                    Some(value) => Value::int(!value),
+                    None => self.unary(value, "__invert__"),
+                }
+            }
             ExprKind::Subscript { value, index } => self.subscript(value, index),
             ExprKind::Sequence(items) => {
                 let items = self.eval_spread(items);
@@ -828,6 +866,19 @@ impl<'a> Scanner<'a> {
         Some(self.call_function(index, &[right.clone(), left.clone()], &[]))
     }
 
+    /// `-x`, `~x` of an instance of a program class that defines the operator (`__neg__`,
+    /// `__invert__`): what the method returns. Anything else keeps only its data's taint.
+    fn unary(&mut self, value: Value, dunder: &str) -> Value {
+        let method = match value.kind {
+            Kind::Instance(class, _) => self.method_of(class, dunder),
+            _ => None,
+        };
+        match method {
+            Some(index) => self.call_function(index, &[value], &[]),
+            None => Value::unknown(value.deep_taint().data()),
+        }
+    }
+
     /// `a += b` where `a` is an instance of a program class that defines the in-place
     /// operator (`__iadd__`, `__ior__`...): what the method returns.
     fn in_place(&mut self, left: &Value, op: BinOp, right: &Value) -> Option<Value> {
@@ -940,11 +991,12 @@ impl<'a> Scanner<'a> {
         if let Some(member) = self.dynamic_attribute(value, attr) {
             return member;
         }
-        // `obj.path` of an instance handed to a descriptor or a helper: what the class's
+        // `obj.path` of an instance handed to a descriptor or a helper: what its class's
         // methods set as `self.path`.
-        if let (Kind::Instance(..), Some(set)) = (&value.kind, self.attributes.get(&("self", attr)))
-        {
-            return set.clone();
+        if let Kind::Instance(class, _) = value.kind {
+            if let Some(set) = self.instance_attributes.get(&(class, attr)) {
+                return set.clone();
+            }
         }
         let default = match value.taint.has(Taint::EXTERNAL) {
             true => self.argument_default(attr),
@@ -1143,6 +1195,11 @@ impl<'a> Scanner<'a> {
             return self.slice(&container, lower, upper, step);
         }
         let key = self.eval(index);
+        self.item(&container, &key)
+    }
+
+    /// `container[key]` of values already evaluated (a subscript, `itemgetter(key)`).
+    pub(super) fn item(&mut self, container: &Value, key: &Value) -> Value {
         if let Kind::Dict(_) = container.kind {
             return match container.get(&key) {
                 Some(value) => value.clone(),
@@ -1386,6 +1443,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("globals", "builtins.globals"),
     ("str", "builtins.str"),
     ("repr", "builtins.repr"),
+    ("print", "builtins.print"),
     ("format", "builtins.format"),
     ("reversed", "builtins.reversed"),
     ("map", "builtins.map"),

@@ -94,12 +94,69 @@ fn analyse_into(line: &str, depth: u32, facts: &mut CommandFacts) {
 /// Whether some command of `line` runs one of `downloads` (as the program itself, or as
 /// the script of an interpreter or `source`), or runs a program only known at run time.
 /// Unpacking or inspecting a download (`unzip`, `tar`, `file`, `wc`) runs nothing.
-/// Whether `program` (an argv's first word) takes its arguments as data: a file name or a
-/// revision from the network is no code to it. Shells, interpreters, wrappers, privilege
-/// tools and the tools that run commands they are given (`find -exec`, `sed e`, `awk`)
-/// are not.
-pub fn takes_arguments_as_data(program: &str) -> bool {
+/// How many leading words of an argv say what code runs; the words after them are data
+/// to it (a file name or a revision from the network is no code). One for a program that
+/// takes its arguments as data (`convert`, `git`); two for a shell or interpreter given a
+/// script file (`python3 worker.py`, `bash deploy.sh`); every word for a program named at
+/// run time, a wrapper or privilege tool, a tool that runs commands it is given
+/// (`find -exec`, `sed e`, `awk`, `tar --checkpoint-action`), or an interpreter given its
+/// code inline or on stdin.
+pub fn code_words(words: &[Option<&str>]) -> usize {
+    // Code given inline (`-c`, `-e`, `eval`, `-ex`) may be in any word, whatever runs it.
+    const INLINE_CODE: &[&str] = &["-c", "-e", "-E", "-r", "-ex", "eval", "--eval", "-exec"];
+    if words
+        .iter()
+        .any(|w| w.is_some_and(|w| INLINE_CODE.contains(&w)))
+    {
+        return usize::MAX;
+    }
+    let mut words = words.iter().copied();
     const RUNS_ARGUMENTS: &[&str] = &[
+        "awk",
+        "gawk",
+        "mawk",
+        "sed",
+        "find",
+        "tar",
+        "flock",
+        "chrt",
+        "taskset",
+        "setpriv",
+        "systemd-run",
+        "script",
+        "tmux",
+        "screen",
+        "watch",
+        "parallel",
+        "expect",
+        "gdb",
+        "pip",
+        "pip3",
+    ];
+    let all = usize::MAX;
+    let Some(Some(program)) = words.next() else {
+        return all;
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let runs_arguments = [WRAPPERS, PRIVILEGE, RUNS_ARGUMENTS]
+        .iter()
+        .any(|list| list.contains(&name));
+    if name.is_empty() || name.contains(UNKNOWN_PART) || runs_arguments {
+        return all;
+    }
+    if !SHELLS.contains(&name) && !is_interpreter(name) {
+        return 1;
+    }
+    // `python3 worker.py ...`: a script file (known, not an option, not `-`).
+    match words.next() {
+        Some(Some(script)) if !script.starts_with('-') && !script.contains(UNKNOWN_PART) => 2,
+        _ => all,
+    }
+}
+
+/// Interpreters of a language other than the shell's.
+fn is_interpreter(name: &str) -> bool {
+    const INTERPRETERS: &[&str] = &[
         "perl",
         "ruby",
         "node",
@@ -111,20 +168,13 @@ pub fn takes_arguments_as_data(program: &str) -> bool {
         "powershell",
         "osascript",
         "Rscript",
-        "awk",
-        "gawk",
-        "mawk",
-        "sed",
-        "find",
-        "ssh",
+        "R",
+        "deno",
+        "bun",
+        "ipython",
+        "jshell",
     ];
-    let name = program.rsplit('/').next().unwrap_or(program);
-    !name.is_empty()
-        && !name.contains(UNKNOWN_PART)
-        && !name.starts_with("python")
-        && ![SHELLS, WRAPPERS, PRIVILEGE, RUNS_ARGUMENTS]
-            .iter()
-            .any(|list| list.contains(&name))
+    name.starts_with("python") || name.starts_with("pypy") || INTERPRETERS.contains(&name)
 }
 
 pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
@@ -135,7 +185,7 @@ pub fn runs_downloaded(line: &str, downloads: &[String]) -> (bool, bool) {
             named |= simple.runs_one_of(downloads) && simple.name != "chmod";
             unknown |= simple.name.is_empty() && !command.is_empty()
                 || simple.name.contains(UNKNOWN_PART)
-                || simple.runs_code() && simple.operands().any(|o| o.contains(UNKNOWN_PART));
+                || simple.runs_code() && simple.script().is_some_and(|o| o.contains(UNKNOWN_PART));
         }
     }
     (named, unknown)
@@ -479,9 +529,26 @@ impl<'t> Simple<'t> {
         if downloads.is_empty() {
             return false;
         }
-        let loads = self.runs_code() || self.name == "chmod" || self.name == "source";
-        let script = self.runs_code() && self.operands().next().is_some_and(unpacked);
-        named(&self.name) || unpacked(&self.name) || loads && self.operands().any(named) || script
+        // An interpreter runs its first operand (the rest are the script's arguments);
+        // `chmod` and `source` act on every one.
+        let loads = matches!(self.name.as_str(), "chmod" | "source") && self.operands().any(named);
+        let script = self.runs_code() && self.script().is_some_and(|o| named(o) || unpacked(o));
+        named(&self.name) || unpacked(&self.name) || loads || script
+    }
+
+    /// The script an interpreter runs: its first operand that is no option's value
+    /// (`python3 -W ignore x.py` runs `x.py`).
+    fn script(&self) -> Option<&'t str> {
+        const TAKE_VALUES: &[&str] = &["-W", "-X", "-o", "-O", "--rcfile", "--init-file"];
+        let mut args = self.args.iter().copied();
+        while let Some(arg) = args.next() {
+            if TAKE_VALUES.contains(&arg) {
+                args.next();
+            } else if !arg.starts_with('-') {
+                return Some(arg);
+            }
+        }
+        None
     }
 
     /// An interpreter given no program but its standard input: no script, `-` first

