@@ -1201,16 +1201,16 @@ impl<'a> Scanner<'a> {
     /// `container[key]` of values already evaluated (a subscript, `itemgetter(key)`).
     pub(super) fn item(&mut self, container: &Value, key: &Value) -> Value {
         if let Kind::Dict(_) = container.kind {
-            return match container.get(&key) {
+            return match container.get(key) {
                 Some(value) => value.clone(),
                 None if key.is_constant() => Value::unknown(container.deep_taint().data()),
-                None => super::containers::any_callable(&container)
+                None => super::containers::any_callable(container)
                     .unwrap_or_else(|| Value::unknown(container.deep_taint().data())),
             };
         }
         match (&container.kind, key.exact_text(), key.as_int()) {
             (Kind::Name(name), _, _) if name.starts_with("os.environ") => {
-                super::calls::environment_value(Some(&key))
+                super::calls::environment_value(Some(key))
             }
             (Kind::Name(name), Some(key), _) if &**name == "sys.modules" => {
                 Value::name(&canonical_name(key))
