@@ -580,9 +580,7 @@ impl<'t> Simple<'t> {
     }
 
     fn runs_code(&self) -> bool {
-        SHELLS.contains(&self.name.as_str())
-            || self.name.starts_with("python")
-            || matches!(self.name.as_str(), "perl" | "ruby" | "node" | "php")
+        SHELLS.contains(&self.name.as_str()) || is_interpreter(&self.name)
     }
 
     /// `own_pids`: the line's variables that hold one of its own pids (`pid=$!`).
