@@ -524,6 +524,8 @@ const COLLECTORS: &[&str] = &[
     "builtins.list",
     "builtins.tuple",
     "builtins.sorted",
+    "builtins.set",
+    "builtins.frozenset",
 ];
 
 /// The methods of an import finder and loader that imports run.
@@ -702,10 +704,15 @@ pub(super) fn plain_call<'a>(
             }
             s.folder.seq(keys)
         }
-        // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `dict(d)`: the same items.
-        (Some("builtins.list" | "builtins.tuple" | "builtins.sorted"), Some(first))
-            if first.items().is_some()
-                || first.taint.has(Taint::LISTING.with(Taint::FOREIGN_PROCESS)) =>
+        // `list(xs)`, `tuple(xs)`, `sorted(xs)`, `set(xs)`: the same items.
+        (
+            Some(
+                "builtins.list" | "builtins.tuple" | "builtins.sorted" | "builtins.set"
+                | "builtins.frozenset",
+            ),
+            Some(first),
+        ) if first.items().is_some()
+            || first.taint.has(Taint::LISTING.with(Taint::FOREIGN_PROCESS)) =>
         {
             first.clone()
         }
@@ -885,6 +892,17 @@ pub(super) fn plain_call<'a>(
         (Some("builtins.property"), Some(first)) => {
             if let Kind::Function(index) = first.kind {
                 s.properties.insert(index);
+            }
+            first.clone()
+        }
+        // `run = staticmethod(exec)` in a class: the callable itself, not bound to the
+        // instance it is reached through (`classmethod(f)`: bound to the class).
+        (Some("builtins.staticmethod" | "builtins.classmethod"), Some(first)) => {
+            if let Kind::Function(index) = first.kind {
+                match callee.qualified_name() {
+                    Some("builtins.staticmethod") => s.staticmethods.insert(index),
+                    _ => s.classmethods.insert(index),
+                };
             }
             first.clone()
         }
@@ -1167,6 +1185,12 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             // folder (or by a glob, `id_*`) are every key the user has: reading them is
             // reading credentials.
             let found = path.text().is_none_or(|p| p.contains(UNKNOWN_PART));
+            if path
+                .text()
+                .is_some_and(|p| super::paths::normalize(p).is_secret())
+            {
+                s.caps.key_loaded.get_or_insert(at);
+            }
             let noted = s.caps.secret_read;
             let read = match found {
                 true => open_file(s, &path.clone(), None, at),
@@ -1415,7 +1439,8 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             if let Some(path) = args.get(1, "file").and_then(Value::text) {
                 s.caps.note_pickled(path);
             }
-            Value::UNKNOWN
+            // `pickle.dumps(obj)`: bytes the program may load back as its own.
+            Value::unknown(Taint::OWN_FILE)
         }
         Api::YamlLoad => {
             let loader = args.get(1, "Loader").and_then(Value::qualified_name);

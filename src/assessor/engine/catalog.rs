@@ -112,7 +112,8 @@ pub enum Api {
     FindLibrary,
     Prctl,
     Deserialize,
-    /// `pickle.dump(obj, file)`: the program's own objects, written to a file.
+    /// `pickle.dump(obj, file)`, `pickle.dumps(obj)`: the program's own objects, written
+    /// to a file or to bytes that are its own data.
     Serialize,
     YamlLoad,
     WeakHash,
@@ -240,10 +241,12 @@ pub fn api(name: &str) -> Option<Api> {
         | "operator.iadd"
         | "operator.iconcat"
         | "operator.__add__"
-        | "operator.__concat__" => Operator(BinOp::Add),
+        | "operator.__concat__"
+        | "builtins.str.__add__"
+        | "builtins.bytes.__add__" => Operator(BinOp::Add),
         "operator.truediv" | "operator.itruediv" | "operator.__truediv__" => Operator(BinOp::Div),
-        "operator.mod" => Operator(BinOp::Mod),
-        "operator.mul" => Operator(BinOp::Mul),
+        "operator.mod" | "builtins.str.__mod__" | "builtins.bytes.__mod__" => Operator(BinOp::Mod),
+        "operator.mul" | "builtins.str.__mul__" | "builtins.bytes.__mul__" => Operator(BinOp::Mul),
         "operator.xor" => Operator(BinOp::BitXor),
         "operator.or_" | "operator.ior" | "operator.__or__" => Operator(BinOp::BitOr),
         "operator.and_" | "operator.__and__" => Operator(BinOp::BitAnd),
@@ -518,7 +521,9 @@ pub fn api(name: &str) -> Option<Api> {
         | "pyprctl.set_keepcaps"
         | "pyprctl.cap_set_proc"
         | "capng.capng_apply" => Prctl,
-        "pickle.dump" | "joblib.dump" => Serialize,
+        "pickle.dump" | "joblib.dump" | "pickle.dumps" | "dill.dumps" | "cloudpickle.dumps" => {
+            Serialize
+        }
         "pickle.loads"
         | "pickle.load"
         | "pickle.Unpickler"

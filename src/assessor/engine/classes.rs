@@ -279,6 +279,25 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `obj[key]` or `obj[key] = value` of an instance whose class defines the item
+    /// method `dunder` (`__getitem__`, `__setitem__`): what the method returns. `None`
+    /// for anything else.
+    pub(super) fn item_method(
+        &mut self,
+        object: &Value,
+        dunder: &str,
+        args: &[Value],
+    ) -> Option<Value> {
+        let Kind::Instance(class, _) = object.kind else {
+            return None;
+        };
+        let index = self.method_of(class, dunder)?;
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(object.clone());
+        all.extend_from_slice(args);
+        Some(self.call_function(index, &all, &[]))
+    }
+
     /// For the program's subclass of a server class: what creating one does (serve
     /// clients with the handler it is given).
     pub(super) fn server_api_of(&self, class: u32) -> Option<Api> {
@@ -338,6 +357,25 @@ impl<'a> Scanner<'a> {
             Some(method) => super::calls::call_indirect(self, &method, Vec::new(), at),
             None => value.field(BUILTIN_VALUE).cloned().unwrap_or(value),
         }
+    }
+
+    /// One pass of a `for` over an iterator of the program's own (a class with
+    /// `__next__`): its `__next__` runs at the start of every pass and gives the item, and
+    /// the loop never ends unless `__next__` may raise (`StopIteration`). Returns what the
+    /// loop's target is bound to; other iterators are returned as they are.
+    pub(super) fn own_iterator_pass(&mut self, iterator: Value, at: u32) -> Value {
+        if !matches!(iterator.kind, Kind::Instance(..)) {
+            return iterator;
+        }
+        let Some(next) = self.member_of(&iterator, "__next__") else {
+            return iterator;
+        };
+        let could_end = self.loop_may_end();
+        let item = super::calls::call_indirect(self, &next, Vec::new(), at);
+        if !could_end && !self.loop_may_end() {
+            self.loop_never_ends(true);
+        }
+        self.folder.seq(vec![item])
     }
 
     /// `obj.name` where the class does not define `name` but defines `__getattr__`: what

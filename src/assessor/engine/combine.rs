@@ -52,6 +52,9 @@ pub struct Capabilities {
     /// parts marked): a pickle loaded from one is not the program's own, whatever order
     /// the writes come in.
     pub foreign_writes: Vec<Rc<str>>,
+    /// Where the user's own SSH key (in `~/.ssh`) was first loaded by an SSH library: the
+    /// program's credential for its host when it connects anywhere, else a secret read.
+    pub key_loaded: Option<u32>,
 }
 
 /// Most imports and written files remembered: enough for any real program's own.
@@ -177,6 +180,15 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
     download_then_run(caps, hits);
     decoded_then_run(caps, hits);
     foreign_pickles(caps, hits);
+    unused_keys(caps, hits);
+}
+
+/// The user's SSH keys loaded by a program that connects nowhere are not presented to
+/// any host: they are read, as a file read of them is.
+fn unused_keys(caps: &Capabilities, hits: &mut Hits) {
+    if let (Some(at), None) = (caps.key_loaded, caps.network) {
+        hits.add(rules::SECRET_READ, at, Confidence::High);
+    }
 }
 
 /// Pickles loaded from local files: untrusted data unless the program pickles its own

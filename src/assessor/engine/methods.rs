@@ -48,6 +48,11 @@ pub(super) fn method_call(
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
     }
+    if taint.has(Taint::CODE_STDIN) && matches!(method, "communicate" | "write" | "writelines") {
+        if let Some(input) = args.get(0, "input") {
+            super::process_calls::code_fed(s, input, at);
+        }
+    }
     // `gen.send(x)` on a generator of the program's own: one of the values it yields
     // (which one depends on how far it has run; the one the rules can follow is kept).
     if let (Kind::Seq(items), "send") = (&object.kind, method) {
@@ -112,6 +117,12 @@ pub(super) fn method_call(
     if taint.has(Taint::FOREIGN_PROCESS) {
         if matches!(method, "kill" | "terminate" | "send_signal" | "suspend") {
             hit(s, rules::KILL_OTHERS, at, Confidence::High);
+        }
+        // Another process's environment (`/proc/<pid>/environ`) holds its secrets.
+        if method == "environ" && !taint.has(Taint::CHILD) {
+            hit(s, rules::SECRET_READ, at, Confidence::High);
+            s.caps.note_secret(at);
+            return Value::unknown(Taint::SECRET);
         }
         return Value::unknown(taint);
     }
@@ -441,6 +452,21 @@ pub(super) fn text_method(
             };
             text_value(s, trimmed, object.taint)
         }
+        // `"etc/hosts".split("/")`: the parts, when the text and separator are known.
+        "split" if object.exact_text().is_some() => {
+            let parts: Vec<&str> = match first.map(|f| (f.exact_text(), &f.kind)) {
+                None | Some((_, Kind::NoneValue)) => text.split_whitespace().collect(),
+                Some((Some(sep), _)) if !sep.is_empty() => text.split(sep).collect(),
+                _ => return None,
+            };
+            if parts.len() > MAX_SPLIT_PARTS || args.positional.len() > 1 {
+                return None;
+            }
+            let items = (parts.iter())
+                .map(|part| text_value(s, part, object.taint))
+                .collect();
+            s.folder.seq(items)
+        }
         "lower" => text_value(s, &text.to_lowercase(), object.taint),
         "upper" => text_value(s, &text.to_uppercase(), object.taint),
         "maketrans" => return Some(maketrans(s, &args.positional)),
@@ -453,6 +479,9 @@ pub(super) fn text_method(
     };
     Some(value)
 }
+
+/// Most parts a known text is split into item by item (more: a text of unknown parts).
+const MAX_SPLIT_PARTS: usize = 64;
 
 /// Most fields a `**dict` given to `format` is spread into (each call copies them).
 const MAX_SPREAD_FIELDS: usize = 256;

@@ -60,26 +60,32 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     if on_socket {
         s.caps.shell_wiring.push(at);
     }
-    if let (Some(command), Some(input)) = (&command, args.keyword("input")) {
-        stdin_program(s, command, input, at);
+    let reads_code = command
+        .as_ref()
+        .is_some_and(|c| reads_code_from_stdin(s, c));
+    if let (true, Some(input)) = (reads_code, args.keyword("input")) {
+        code_fed(s, input, at);
     }
-    Value::unknown(Taint::CHILD.with(args.data_taint()))
+    let child = match reads_code {
+        true => Taint::CHILD.with(Taint::CODE_STDIN),
+        false => Taint::CHILD,
+    };
+    Value::unknown(child.with(args.data_taint()))
 }
 
-/// `subprocess.run(["python3", "-"], input=code)`: an interpreter reading its program from
-/// stdin runs what it is given, so fetched or decoded input is run as code.
-fn stdin_program(s: &mut Scanner<'_>, command: &Value, input: &Value, at: u32) {
-    let taint = input.deep_taint();
-    if !taint.has(Taint::NETWORK.with(Taint::DECODED)) {
-        return;
-    }
+/// Whether the program `command` starts reads its own program from stdin (`python3 -`,
+/// `bash -s`, a bare shell).
+fn reads_code_from_stdin(s: &mut Scanner<'_>, command: &Value) -> bool {
     let line = command_line(s, command);
-    if !line
-        .text()
+    line.text()
         .is_some_and(|text| shell::analyse(text).runs_stdin)
-    {
-        return;
-    }
+}
+
+/// `input` written to an interpreter that reads its program from stdin (`run(["python3",
+/// "-"], input=code)`, `Popen(["bash", "-s"], stdin=PIPE).communicate(body)`): fetched or
+/// decoded input is run as code.
+pub(super) fn code_fed(s: &mut Scanner<'_>, input: &Value, at: u32) {
+    let taint = input.deep_taint();
     if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }

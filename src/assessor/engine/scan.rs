@@ -198,6 +198,7 @@ impl<'a> Scanner<'a> {
                 let items = self.eval(iter);
                 let items = self.iterator_of(items, iter.start());
                 self.enter_loop(items.length());
+                let items = self.own_iterator_pass(items, iter.start());
                 self.scan_for(target, items, body);
                 self.leave_loop();
                 self.scan_block(orelse);
@@ -430,6 +431,12 @@ impl<'a> Scanner<'a> {
                 };
                 let current = self.lookup(name);
                 let key = self.eval(index);
+                if self
+                    .item_method(&current, "__setitem__", &[key.clone(), value.clone()])
+                    .is_some()
+                {
+                    return;
+                }
                 self.note_dict_growth((container, &current), (index, &key), &value, target.start());
                 let stored = self.store_item(&current, &key, value);
                 self.rebind(name, stored);
@@ -441,6 +448,12 @@ impl<'a> Scanner<'a> {
             } => {
                 let current = self.eval(container);
                 let key = self.eval(index);
+                if self
+                    .item_method(&current, "__setitem__", &[key.clone(), value.clone()])
+                    .is_some()
+                {
+                    return;
+                }
                 self.note_dict_growth((container, &current), (index, &key), &value, target.start());
                 // It keeps what is stored (`self.handlers[kind] = fn`, a dispatch table).
                 if let ExprKind::Attribute { value: owner, attr } = container.kind() {
@@ -1018,6 +1031,10 @@ impl<'a> Scanner<'a> {
                 .attribute_of_name(&format!("{name}.{attr}"))
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
+            // The stdin of an interpreter reading its program there: written code is run.
+            _ if value.taint.has(Taint::CODE_STDIN) && attr == "stdin" => {
+                Value::unknown(Taint::CODE_STDIN)
+            }
             // An option with no default is `None` without arguments, as cordon runs it.
             _ if matches!(
                 default,
@@ -1200,6 +1217,9 @@ impl<'a> Scanner<'a> {
 
     /// `container[key]` of values already evaluated (a subscript, `itemgetter(key)`).
     pub(super) fn item(&mut self, container: &Value, key: &Value) -> Value {
+        if let Some(value) = self.item_method(container, "__getitem__", std::slice::from_ref(key)) {
+            return value;
+        }
         if let Kind::Dict(_) = container.kind {
             return match container.get(key) {
                 Some(value) => value.clone(),
@@ -1453,8 +1473,12 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("ord", "builtins.ord"),
     ("type", "builtins.type"),
     ("property", "builtins.property"),
+    ("staticmethod", "builtins.staticmethod"),
+    ("classmethod", "builtins.classmethod"),
     ("list", "builtins.list"),
     ("tuple", "builtins.tuple"),
+    ("set", "builtins.set"),
+    ("frozenset", "builtins.frozenset"),
     ("sorted", "builtins.sorted"),
     ("dict", "builtins.dict"),
     ("range", "builtins.range"),

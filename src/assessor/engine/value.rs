@@ -56,7 +56,8 @@ impl Taint {
     pub const FOREIGN_PROCESS: Taint = Taint(1 << 12);
     /// A credential from one environment variable whose name says so (`*_TOKEN`).
     pub const CREDENTIAL: Taint = Taint(1 << 13);
-    /// A handle on a file this program wrote earlier (its own cache or checkpoint).
+    /// A handle on a file this program wrote earlier (its own cache or checkpoint), or
+    /// bytes it pickled itself.
     pub const OWN_FILE: Taint = Taint(1 << 14);
     /// Read from a file of the system itself (`/proc`, `/etc`, `/usr`...): harmless to
     /// read, but sending it off the machine fingerprints the host (exfiltration).
@@ -79,6 +80,9 @@ impl Taint {
     /// `enumerate(x)` of a collection not known item by item: each item is a pair of its
     /// count and what `x` gives.
     pub const COUNTED: Taint = Taint(1 << 22);
+    /// A child process that reads its program from stdin (`Popen(["bash", "-s"],
+    /// stdin=PIPE)`), or its stdin: what is written to it is run as code.
+    pub const CODE_STDIN: Taint = Taint(1 << 23);
 
     /// Processes, the program's children or others': a list of them holds what each is.
     pub const PROCESSES: Taint = Taint(Self::FOREIGN_PROCESS.0 | Self::CHILD.0);

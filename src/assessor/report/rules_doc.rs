@@ -43,7 +43,10 @@ const READING: &str = "## How programs are read
 - Code that runs as a class is created is followed: the metaclass's `__new__`/`__init__`
   (given the class body as a dict), the bases' `__init_subclass__` (given the class
   keywords), `__set_name__` of its attributes, and class decorators. Class and instance
-  attributes, inherited ones too, are what the class body bound.
+  attributes, inherited ones too, are what the class body bound. An instance's own
+  methods run where Python runs them: `obj[k]` (`__getitem__`), `obj[k] = v`
+  (`__setitem__`), a `for` over it (`__iter__`, then `__next__` on every pass: a loop
+  that never ends unless `__next__` may raise), and `staticmethod(f)` attributes are `f`.
 - Lists and dicts filled at run time (`d[k] = v`, `append`, `insert`, `extend`, `update`,
   `setdefault`) keep what is put in them, up to 64 items; a dict indexed by a key known
   only at run time stands for the first callable it holds (a dispatch table).
@@ -58,8 +61,11 @@ const READING: &str = "## How programs are read
 - Constant pickles given to `pickle.loads`, `pickle.load` or an `Unpickler` (through
   `io.BytesIO` too) are disassembled (opcodes only, never run): one whose
   `GLOBAL`/`STACK_GLOBAL` imports `os.system`, `subprocess.*`, `eval`/`exec` and the like is
-  decode-then-execute. A pickle file the program wrote itself with `pickle.dump` and loads
-  back is its own data, not unsafe deserialisation.
+  decode-then-execute. A pickle file the program wrote itself with `pickle.dump` (or bytes
+  from its own `pickle.dumps`) that it loads back is its own data, not unsafe
+  deserialisation.
+- Programs that read their code from stdin (`bash -s`, `python3 -`) run what they are
+  given there: `input=`, `communicate(data)` and writes to their `stdin`.
 - Constant data is decoded and decompressed as Python would: hex, base64, base32, base85,
   Ascii85, rot13, and zlib, gzip, bz2 and lzma (the first MiB of output), also through
   `codecs.decode`.

