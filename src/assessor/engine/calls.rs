@@ -13,7 +13,7 @@ use super::fold;
 use super::input_limits::MAX_FOLDED_ITEMS;
 use super::methods::method_call;
 use super::parser::{Call, ExprKind};
-use super::process_calls::{exec_program_argv, kill, process, run_command};
+use super::process_calls::{child_process, exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::{either, Scanner};
 use super::value::{Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART, UNKNOWN_PART_STR};
@@ -896,15 +896,28 @@ pub(super) fn plain_call<'a>(
             first.clone()
         }
         // `run = staticmethod(exec)` in a class: the callable itself, not bound to the
-        // instance it is reached through (`classmethod(f)`: bound to the class).
-        (Some("builtins.staticmethod" | "builtins.classmethod"), Some(first)) => {
-            if let Kind::Function(index) = first.kind {
-                match callee.qualified_name() {
-                    Some("builtins.staticmethod") => s.staticmethods.insert(index),
-                    _ => s.classmethods.insert(index),
-                };
+        // instance it is reached through (a function of the program's is wrapped so that
+        // it is not; `classmethod(f)` is taken as the method `f`).
+        (Some("builtins.staticmethod"), Some(first)) if matches!(first.kind, Kind::Function(_)) => {
+            Value {
+                kind: Kind::Partial(std::rc::Rc::new((first.clone(), Vec::new()))),
+                taint: Taint::NONE,
             }
-            first.clone()
+        }
+        (Some("builtins.staticmethod" | "builtins.classmethod"), Some(first)) => first.clone(),
+        // `operator.getitem(obj, k)` is `obj[k]`; `setitem` and `delitem` run the class's
+        // item methods as `obj[k] = v` and `del obj[k]` do.
+        (Some("operator.getitem"), Some(first)) => {
+            let key = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
+            s.item(first, &key)
+        }
+        (Some("operator.setitem"), Some(first)) => {
+            s.item_method(first, "__setitem__", &args.positional[1..]);
+            Value::UNKNOWN
+        }
+        (Some("operator.delitem"), Some(first)) => {
+            s.item_method(first, "__delitem__", &args.positional[1..]);
+            Value::UNKNOWN
         }
         // `type(p).write_text(p, ...)`: a path's class is `Path`.
         (Some("builtins.type"), Some(first)) if first.taint.has(Taint::PATH) => {
@@ -1121,14 +1134,14 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             if let Some(command) = &command {
                 s.note_program_start(command, at);
             }
-            Value::unknown(Taint::CHILD)
+            child_process(s, command.as_ref(), Taint::CHILD)
         }
         Api::Process => process(s, args, at),
         Api::ProcessArgs => {
             let command = s.folder.seq(args.positional.clone());
             run_command(s, Some(&command), false, at);
             s.note_program_start(&command, at);
-            Value::unknown(Taint::CHILD)
+            child_process(s, Some(&command), Taint::CHILD)
         }
         Api::ImportPath => {
             // A folder known only at run time (`mkdtemp()`) may be where a module was
@@ -1651,12 +1664,31 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             Value::UNKNOWN
         }
-        Api::ProcessList => Value::unknown(Taint::FOREIGN_PROCESS),
+        Api::ProcessList => match asks_for_environ(args) {
+            true => foreign_environ(s, Taint::FOREIGN_PROCESS, at),
+            false => Value::unknown(Taint::FOREIGN_PROCESS),
+        },
         Api::ProcessHandle => match args.get(0, "pid") {
             Some(pid) if !pid.taint.has(Taint::OWN_PID) => Value::unknown(Taint::FOREIGN_PROCESS),
             _ => Value::UNKNOWN,
         },
     }
+}
+
+/// `process_iter(["pid", "environ"])`, `proc.as_dict(attrs=["environ"])`: asked for each
+/// process's environment.
+pub(super) fn asks_for_environ(args: &Args<'_>) -> bool {
+    args.get(0, "attrs")
+        .and_then(Value::items)
+        .is_some_and(|attrs| attrs.iter().any(|a| a.exact_text() == Some("environ")))
+}
+
+/// Other processes' environments read (`/proc/<pid>/environ`): their secrets. The value
+/// is `object` (processes, or what was read of them) holding them.
+pub(super) fn foreign_environ(s: &mut Scanner<'_>, object: Taint, at: u32) -> Value {
+    hit(s, rules::SECRET_READ, at, Confidence::High);
+    s.caps.note_secret(at);
+    Value::unknown(object.with(Taint::SECRET))
 }
 
 /// `O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND`: flags that change the file.

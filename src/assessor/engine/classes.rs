@@ -361,7 +361,8 @@ impl<'a> Scanner<'a> {
 
     /// One pass of a `for` over an iterator of the program's own (a class with
     /// `__next__`): its `__next__` runs at the start of every pass and gives the item, and
-    /// the loop never ends unless `__next__` may raise (`StopIteration`). Returns what the
+    /// the loop never ends unless `__next__` may raise (`StopIteration`) or takes items
+    /// from something that runs out. Returns what the
     /// loop's target is bound to; other iterators are returned as they are.
     pub(super) fn own_iterator_pass(&mut self, iterator: Value, at: u32) -> Value {
         if !matches!(iterator.kind, Kind::Instance(..)) {
@@ -370,9 +371,18 @@ impl<'a> Scanner<'a> {
         let Some(next) = self.member_of(&iterator, "__next__") else {
             return iterator;
         };
-        let could_end = self.loop_may_end();
         let item = super::calls::call_indirect(self, &next, Vec::new(), at);
-        if !could_end && !self.loop_may_end() {
+        let runs_out = match next.kind {
+            Kind::Partial(ref bound) => match bound.0.kind {
+                Kind::Function(index) => self
+                    .functions
+                    .get(index as usize)
+                    .is_none_or(|f| f.may_run_out()),
+                _ => true,
+            },
+            _ => true,
+        };
+        if !runs_out {
             self.loop_never_ends(true);
         }
         self.folder.seq(vec![item])

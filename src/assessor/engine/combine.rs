@@ -183,9 +183,13 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
     unused_keys(caps, hits);
 }
 
-/// The user's SSH keys loaded by a program that connects nowhere are not presented to
-/// any host: they are read, as a file read of them is.
+/// The user's SSH keys loaded by a program that connects nowhere (and starts no program,
+/// such as `git push`, that could) are not presented to any host: they are read, as a
+/// file read of them is.
 fn unused_keys(caps: &Capabilities, hits: &mut Hits) {
+    if !caps.program_runs.is_empty() {
+        return;
+    }
     if let (Some(at), None) = (caps.key_loaded, caps.network) {
         hits.add(rules::SECRET_READ, at, Confidence::High);
     }

@@ -9,7 +9,7 @@
 use super::input_limits::{
     MAX_FOLDED_ITEMS, MAX_INLINE_DEPTH, MAX_UNROLLED_ITEMS, WORK_BUDGET_NODES,
 };
-use super::parser::{Block, Clause, Expr, ExprKind, Param, ParamKind};
+use super::parser::{Block, Child, Clause, Expr, ExprKind, Param, ParamKind, Stmt};
 use super::scan::{Scanner, Scope};
 use super::value::{Kind, Taint, Value, UNKNOWN_PART};
 
@@ -28,6 +28,20 @@ pub struct Function<'a> {
 }
 
 impl<'a> Function<'a> {
+    /// Whether its body may stop an iteration: it raises, or it takes items from
+    /// something that runs out (`next(it)`, `xs[i]`, `xs.pop()`, `q.get_nowait()`), which
+    /// raises `StopIteration`, `IndexError` and the like at the end.
+    pub(super) fn may_run_out(&self) -> bool {
+        let mut found = false;
+        match self.body {
+            Body::Block(block) => block
+                .iter()
+                .for_each(|stmt| runs_out_stmt(stmt, &mut found)),
+            Body::Expr(expr) => runs_out_expr(expr, &mut found),
+        }
+        found
+    }
+
     /// Its docstring (`f.__doc__`); a lambda has none.
     pub(super) fn docstring(&self) -> Option<&'a str> {
         match self.body {
@@ -436,6 +450,14 @@ impl<'a> Scanner<'a> {
         if self.started_again(index) {
             return Value::unknown(taint);
         }
+        // A generic function (`singledispatch`) runs the handler for the argument's type:
+        // any of those registered, as far as the analysis can tell.
+        if let Some(handlers) = self.dispatch_handlers.get(&index).cloned() {
+            return (handlers.iter()).fold(Value::unknown(taint), |one, handler| {
+                let result = self.call_function(*handler, positional, keywords);
+                super::scan::either(Value::UNKNOWN, one, result)
+            });
+        }
         let function = match self.functions.get(index as usize) {
             Some(f)
                 if self.inline_depth < MAX_INLINE_DEPTH
@@ -624,4 +646,48 @@ pub(super) fn collection_of(element: Value) -> Value {
         }
         _ => Value::unknown(taint.data()),
     }
+}
+
+/// Methods whose call raises once what they take items from is empty.
+const TAKES_ITEMS: &[&str] = &[
+    "pop",
+    "popleft",
+    "popitem",
+    "get_nowait",
+    "__next__",
+    "next",
+];
+
+fn runs_out_stmt(stmt: Stmt<'_>, found: &mut bool) {
+    if *found || stmt.is_raise() {
+        *found = true;
+        return;
+    }
+    stmt.for_each_child(|child| match child {
+        Child::Stmt(inner) => runs_out_stmt(inner, found),
+        Child::Expr(expr) => runs_out_expr(expr, found),
+    });
+}
+
+fn runs_out_expr(expr: Expr<'_>, found: &mut bool) {
+    if *found {
+        return;
+    }
+    let takes = match expr.kind() {
+        ExprKind::Subscript { index, .. } => !matches!(index.kind(), ExprKind::Slice { .. }),
+        ExprKind::Call(call) => match call.func().kind() {
+            ExprKind::Name(name) => name == "next",
+            ExprKind::Attribute { attr, .. } => TAKES_ITEMS.contains(&attr),
+            _ => false,
+        },
+        _ => false,
+    };
+    if takes {
+        *found = true;
+        return;
+    }
+    expr.for_each_child(|child| match child {
+        Child::Stmt(inner) => runs_out_stmt(inner, found),
+        Child::Expr(inner) => runs_out_expr(inner, found),
+    });
 }

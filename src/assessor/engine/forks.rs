@@ -371,11 +371,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Whether something reached from the loop being walked may end it (`raise`).
-    pub(super) fn loop_may_end(&self) -> bool {
-        self.forks.loops.last().is_some_and(|frame| frame.may_end)
-    }
-
     /// The loop being walked runs until something in it ends it: its test is always true
     /// (`while True`, or `while step()` of a function that returns `True`).
     pub(super) fn loop_never_ends(&mut self, certain: bool) {

@@ -4,7 +4,8 @@
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
 use super::calls::{
-    call_indirect, hit, is_callable, libc_call, send_out, text_value, Args, Sending,
+    asks_for_environ, call_indirect, foreign_environ, hit, is_callable, libc_call, send_out,
+    text_value, Args, Sending,
 };
 use super::files::{file_access, open_file, path_method, written, Access};
 use super::findings::Confidence;
@@ -48,9 +49,13 @@ pub(super) fn method_call(
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
     }
-    if taint.has(Taint::CODE_STDIN) && matches!(method, "communicate" | "write" | "writelines") {
+    let writes = matches!(
+        method,
+        "communicate" | "write" | "writelines" | "sendline" | "send"
+    );
+    if taint.has(Taint::CODE_STDIN) && writes {
         if let Some(input) = args.get(0, "input") {
-            super::process_calls::code_fed(s, input, at);
+            super::process_calls::code_fed(s, object, input, at);
         }
     }
     // `gen.send(x)` on a generator of the program's own: one of the values it yields
@@ -119,10 +124,9 @@ pub(super) fn method_call(
             hit(s, rules::KILL_OTHERS, at, Confidence::High);
         }
         // Another process's environment (`/proc/<pid>/environ`) holds its secrets.
-        if method == "environ" && !taint.has(Taint::CHILD) {
-            hit(s, rules::SECRET_READ, at, Confidence::High);
-            s.caps.note_secret(at);
-            return Value::unknown(Taint::SECRET);
+        let environ = method == "environ" || method == "as_dict" && asks_for_environ(args);
+        if environ && !taint.has(Taint::CHILD) {
+            return foreign_environ(s, Taint::NONE, at);
         }
         return Value::unknown(taint);
     }
@@ -454,12 +458,22 @@ pub(super) fn text_method(
         }
         // `"etc/hosts".split("/")`: the parts, when the text and separator are known.
         "split" if object.exact_text().is_some() => {
-            let parts: Vec<&str> = match first.map(|f| (f.exact_text(), &f.kind)) {
-                None | Some((_, Kind::NoneValue)) => text.split_whitespace().collect(),
+            let sep = args.get(0, "sep");
+            let parts: Vec<&str> = match sep.map(|f| (f.exact_text(), &f.kind)) {
+                // Python's whitespace differs from Rust's past ASCII: such text is not folded.
+                None | Some((_, Kind::NoneValue))
+                    if text.is_ascii() && !text.contains(['\x1c', '\x1d', '\x1e', '\x1f']) =>
+                {
+                    text.split_ascii_whitespace().collect()
+                }
+                None | Some((_, Kind::NoneValue)) => return None,
                 Some((Some(sep), _)) if !sep.is_empty() => text.split(sep).collect(),
                 _ => return None,
             };
-            if parts.len() > MAX_SPLIT_PARTS || args.positional.len() > 1 {
+            let limited = args
+                .get(1, "maxsplit")
+                .is_some_and(|n| n.as_int() != Some(-1));
+            if parts.len() > MAX_SPLIT_PARTS || limited {
                 return None;
             }
             let items = (parts.iter())

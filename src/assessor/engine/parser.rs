@@ -257,6 +257,8 @@ pub enum StmtKind<'a> {
         orelse: Block<'a>,
     },
     Break,
+    /// `del targets`.
+    Delete(Exprs<'a>),
     /// `try`: `body`, then each handler (its exception types and body), then `orelse` and
     /// `finalbody`. A handler runs only when something in `body` failed.
     Try {
@@ -373,6 +375,7 @@ impl<'a> Stmt<'a> {
                 orelse: Block(&s.orelse),
             },
             ast::Stmt::Break(_) => StmtKind::Break,
+            ast::Stmt::Delete(s) => StmtKind::Delete(Exprs(&s.targets)),
             ast::Stmt::Try(s) => StmtKind::Try {
                 body: Block(&s.body),
                 handlers: s

@@ -663,7 +663,9 @@ const MINING_MARKERS: &[&str] = &[
     "moneroocean",
     "minexmr",
     "cryptonight",
-    "--donate-level",
+    // xmrig's options and configuration keys.
+    "donate-level",
+    "max-threads-hint",
     "getblocktemplate",
 ];
 

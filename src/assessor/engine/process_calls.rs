@@ -3,7 +3,7 @@
 //!
 //! Called by `calls` for process APIs and by `methods` for libc.
 
-use super::calls::{carries_secret, hit, network, Args};
+use super::calls::{carries_secret, hit, network, text_value, Args};
 use super::findings::Confidence;
 use super::rules::{self, Rule};
 use super::scan::Scanner;
@@ -60,31 +60,40 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     if on_socket {
         s.caps.shell_wiring.push(at);
     }
-    let reads_code = command
-        .as_ref()
-        .is_some_and(|c| reads_code_from_stdin(s, c));
-    if let (true, Some(input)) = (reads_code, args.keyword("input")) {
-        code_fed(s, input, at);
+    let child = child_process(s, command.as_ref(), Taint::CHILD.with(args.data_taint()));
+    if let (true, Some(input)) = (child.taint.has(Taint::CODE_STDIN), args.keyword("input")) {
+        code_fed(s, &child, input, at);
     }
-    let child = match reads_code {
-        true => Taint::CHILD.with(Taint::CODE_STDIN),
-        false => Taint::CHILD,
-    };
-    Value::unknown(child.with(args.data_taint()))
+    child
 }
 
-/// Whether the program `command` starts reads its own program from stdin (`python3 -`,
-/// `bash -s`, a bare shell).
-fn reads_code_from_stdin(s: &mut Scanner<'_>, command: &Value) -> bool {
+/// The child process that runs `command`, with `taint`: when it is an interpreter reading
+/// its program from stdin, it is that interpreter's name (`CODE_STDIN`), so that what is
+/// written to it is read as its code.
+pub(super) fn child_process(s: &mut Scanner<'_>, command: Option<&Value>, taint: Taint) -> Value {
+    match command.and_then(|c| stdin_interpreter(s, c)) {
+        Some(interpreter) => text_value(s, &interpreter, taint.with(Taint::CODE_STDIN)),
+        None => Value::unknown(taint),
+    }
+}
+
+/// The interpreter `command` starts when it reads its own program from stdin (`python3`
+/// of `python3 -`, `bash` of `bash -s`, a bare shell).
+fn stdin_interpreter(s: &mut Scanner<'_>, command: &Value) -> Option<String> {
     let line = command_line(s, command);
-    line.text()
-        .is_some_and(|text| shell::analyse(text).runs_stdin)
+    let text = line.text()?;
+    if !shell::analyse(text).runs_stdin {
+        return None;
+    }
+    let program = text.split_ascii_whitespace().next()?;
+    Some(program.to_string())
 }
 
-/// `input` written to an interpreter that reads its program from stdin (`run(["python3",
-/// "-"], input=code)`, `Popen(["bash", "-s"], stdin=PIPE).communicate(body)`): fetched or
-/// decoded input is run as code.
-pub(super) fn code_fed(s: &mut Scanner<'_>, input: &Value, at: u32) {
+/// `input` written to `child`, an interpreter that reads its program from stdin
+/// (`run(["python3", "-"], input=code)`, `Popen(["bash", "-s"],
+/// stdin=PIPE).communicate(body)`): it is run as that interpreter's code, as `bash -c
+/// INPUT` would run it; fetched or decoded input is run as code.
+pub(super) fn code_fed(s: &mut Scanner<'_>, child: &Value, input: &Value, at: u32) {
     let taint = input.deep_taint();
     if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
@@ -92,6 +101,13 @@ pub(super) fn code_fed(s: &mut Scanner<'_>, input: &Value, at: u32) {
     if taint.has(Taint::DECODED) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
     }
+    let (Some(interpreter), Some(_)) = (child.exact_text(), input.text()) else {
+        return;
+    };
+    let interpreter = text_value(s, interpreter, Taint::NONE);
+    let inline = text_value(s, "-c", Taint::NONE);
+    let argv = s.folder.seq(vec![interpreter, inline, input.clone()]);
+    run_command(s, Some(&argv), false, at);
 }
 
 /// Any program start: LOW by itself, MEDIUM for a shell line built at run time, and the

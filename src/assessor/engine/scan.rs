@@ -65,6 +65,9 @@ pub struct Scanner<'a> {
     pub(super) forks: super::forks::Forks<'a>,
     /// The program's classes (indexed by `Kind::Class`).
     pub(super) classes: Vec<super::classes::Class<'a>>,
+    /// The handlers registered on a generic function of the program's (`@f.register`),
+    /// by the generic's index: a call of it runs them.
+    pub(super) dispatch_handlers: rustc_hash::FxHashMap<u32, Vec<u32>>,
     /// The program's functions decorated with `@property`: reading the attribute runs them.
     pub(super) properties: rustc_hash::FxHashSet<u32>,
     /// Methods decorated with `@classmethod` (bound to the class) and `@staticmethod`
@@ -93,6 +96,9 @@ pub struct Scanner<'a> {
     /// Names assigned (`x = ...`) in the calls being followed, innermost last.
     pub(super) assigned: Vec<&'a str>,
 }
+
+/// Most handlers followed for one generic function (`@f.register`).
+const MAX_DISPATCH_HANDLERS: usize = 8;
 
 /// Most names remembered as assigned in the calls being followed.
 const MAX_ASSIGNED: usize = 4096;
@@ -246,6 +252,7 @@ impl<'a> Scanner<'a> {
                             ExprKind::Name("staticmethod") => self.staticmethods.insert(index),
                             _ => false,
                         };
+                        self.register_dispatch_handler(*decorator, index);
                     }
                 }
                 if name == "__reduce__" || name == "__reduce_ex__" {
@@ -276,6 +283,21 @@ impl<'a> Scanner<'a> {
                 self.loop_exits();
             }
             StmtKind::Break => self.loop_exits(),
+            // `del obj[key]` runs the class's `__delitem__` when it defines one.
+            StmtKind::Delete(targets) => {
+                for target in targets.iter() {
+                    match target.kind() {
+                        ExprKind::Subscript { value, index } => {
+                            let object = self.eval(value);
+                            let key = self.eval(index);
+                            self.item_method(&object, "__delitem__", &[key]);
+                        }
+                        _ => {
+                            self.eval(target);
+                        }
+                    }
+                }
+            }
             StmtKind::Try {
                 body,
                 handlers,
@@ -879,6 +901,29 @@ impl<'a> Scanner<'a> {
         Some(self.call_function(index, &[right.clone(), left.clone()], &[]))
     }
 
+    /// `@generic.register` or `@generic.register(T)` on the function `handler`, where
+    /// `generic` is a function of the program's (`functools.singledispatch`,
+    /// `singledispatchmethod`): a call of `generic` runs one of its handlers.
+    fn register_dispatch_handler(&mut self, decorator: Expr<'a>, handler: u32) {
+        let register = match decorator.kind() {
+            ExprKind::Call(call) => call.func(),
+            _ => decorator,
+        };
+        let ExprKind::Attribute {
+            value,
+            attr: "register",
+        } = register.kind()
+        else {
+            return;
+        };
+        if let Kind::Function(generic) = self.eval(value).kind {
+            let handlers = self.dispatch_handlers.entry(generic).or_default();
+            if handlers.len() < MAX_DISPATCH_HANDLERS && generic != handler {
+                handlers.push(handler);
+            }
+        }
+    }
+
     /// `-x`, `~x` of an instance of a program class that defines the operator (`__neg__`,
     /// `__invert__`): what the method returns. Anything else keeps only its data's taint.
     fn unary(&mut self, value: Value, dunder: &str) -> Value {
@@ -1032,9 +1077,10 @@ impl<'a> Scanner<'a> {
                 .tainted(value.taint.data()),
             _ if value.taint.has(Taint::CHILD) && attr == "pid" => Value::unknown(Taint::OWN_PID),
             // The stdin of an interpreter reading its program there: written code is run.
-            _ if value.taint.has(Taint::CODE_STDIN) && attr == "stdin" => {
-                Value::unknown(Taint::CODE_STDIN)
-            }
+            _ if value.taint.has(Taint::CODE_STDIN) && attr == "stdin" => Value {
+                kind: value.kind.clone(),
+                taint: Taint::CODE_STDIN,
+            },
             // An option with no default is `None` without arguments, as cordon runs it.
             _ if matches!(
                 default,
@@ -1217,8 +1263,11 @@ impl<'a> Scanner<'a> {
 
     /// `container[key]` of values already evaluated (a subscript, `itemgetter(key)`).
     pub(super) fn item(&mut self, container: &Value, key: &Value) -> Value {
-        if let Some(value) = self.item_method(container, "__getitem__", std::slice::from_ref(key)) {
-            return value;
+        // A class's `__getitem__`, or a dict subclass's `__missing__` for a key it may lack.
+        for dunder in ["__getitem__", "__missing__"] {
+            if let Some(value) = self.item_method(container, dunder, std::slice::from_ref(key)) {
+                return value;
+            }
         }
         if let Kind::Dict(_) = container.kind {
             return match container.get(key) {
@@ -1394,6 +1443,10 @@ pub(super) fn either(test: Value, body: Value, orelse: Value) -> Value {
     } else {
         (body, orelse)
     };
+    // The program's own file (or pickled bytes) only when both alternatives are.
+    if !other.taint.has(Taint::OWN_FILE) {
+        pick.taint = pick.taint.without(Taint::OWN_FILE);
+    }
     // Text picked over something else is no longer known exactly (`x if c else "TODO"`).
     if let (Kind::Text { text, exact: true }, false) = (&pick.kind, other == pick) {
         pick.kind = Kind::Text {

@@ -560,7 +560,28 @@ impl<'t> Simple<'t> {
             return false;
         }
         let shell_reads_stdin = SHELLS.contains(&self.name.as_str()) && self.has_short_flag('s');
-        let first_operand = self.args.iter().find(|a| **a == "-" || !a.starts_with('-'));
+        // Options that take the next word as their value (`bash -o pipefail`, `python3 -X
+        // utf8`): that word is no script.
+        const TAKE_VALUE: &[&str] = &[
+            "-o",
+            "+o",
+            "-O",
+            "+O",
+            "-W",
+            "-X",
+            "--rcfile",
+            "--init-file",
+        ];
+        let mut words = self.args.iter();
+        let mut first_operand = None;
+        while let Some(word) = words.next() {
+            if TAKE_VALUE.contains(word) {
+                words.next();
+            } else if *word == "-" || !word.starts_with(['-', '+']) {
+                first_operand = Some(word);
+                break;
+            }
+        }
         shell_reads_stdin || first_operand.is_none_or(|first| *first == "-")
     }
 
@@ -1001,6 +1022,9 @@ mod tests {
         assert!(analyse("bash -s -- --yes --channel stable").runs_stdin);
         assert!(analyse("python3 - --verbose out.txt").runs_stdin);
         assert!(!analyse("bash install.sh --yes").runs_stdin);
+        assert!(analyse("bash -o pipefail").runs_stdin);
+        assert!(analyse("python3 -X utf8 -W ignore").runs_stdin);
+        assert!(!analyse("bash -o pipefail build.sh").runs_stdin);
         assert!(!analyse("python3 tool.py").runs_stdin);
         assert!(!analyse("python3 -c 'print(1)'").runs_stdin);
         assert!(!analyse("python3 -m http.server").runs_stdin);

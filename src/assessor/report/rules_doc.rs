@@ -44,9 +44,12 @@ const READING: &str = "## How programs are read
   (given the class body as a dict), the bases' `__init_subclass__` (given the class
   keywords), `__set_name__` of its attributes, and class decorators. Class and instance
   attributes, inherited ones too, are what the class body bound. An instance's own
-  methods run where Python runs them: `obj[k]` (`__getitem__`), `obj[k] = v`
-  (`__setitem__`), a `for` over it (`__iter__`, then `__next__` on every pass: a loop
-  that never ends unless `__next__` may raise), and `staticmethod(f)` attributes are `f`.
+  methods run where Python runs them: `obj[k]` (`__getitem__`, a dict subclass's
+  `__missing__`), `obj[k] = v` (`__setitem__`), `del obj[k]` (`__delitem__`), also through
+  `operator.getitem`/`setitem`/`delitem`, a `for` over it (`__iter__`, then `__next__` on
+  every pass: a loop that never ends unless `__next__` may raise or takes items from
+  something that runs out), and `staticmethod(f)` attributes are `f`. A generic function
+  (`singledispatch`, `singledispatchmethod`) runs the handlers registered on it.
 - Lists and dicts filled at run time (`d[k] = v`, `append`, `insert`, `extend`, `update`,
   `setdefault`) keep what is put in them, up to 64 items; a dict indexed by a key known
   only at run time stands for the first callable it holds (a dispatch table).

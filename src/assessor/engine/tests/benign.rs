@@ -419,9 +419,26 @@ fn review_false_positives_of_this_sessions_mechanisms_stay_below_high() {
         "import os, psutil\nme = psutil.Process(os.getpid())\nprint(me.environ().get('HOME'))\n",
         "import subprocess\nclass Batches:\n    def __init__(self, n):\n        self.i, self.n = 0, n\n    def __iter__(self):\n        return self\n    def __next__(self):\n        if self.i >= self.n:\n            raise StopIteration\n        self.i += 1\n        return subprocess.Popen(['true'])\nfor p in Batches(3):\n    p.wait()\n",
         "class Cache:\n    def __init__(self):\n        self.d = {}\n    def __setitem__(self, k, v):\n        with open('cache/' + k, 'w') as fh:\n            fh.write(v)\n    def __getitem__(self, k):\n        return open('cache/' + k).read()\nc = Cache()\nc['a'] = 'b'\nprint(c['a'])\n",
+        // Iterators that run out by taking items (StopIteration, IndexError).
+        "import threading\nclass Wrapper:\n    def __init__(self, it):\n        self._it = iter(it)\n    def __iter__(self):\n        return self\n    def __next__(self):\n        return next(self._it)\nfor i in Wrapper(range(5)):\n    threading.Thread(target=print, args=(i,)).start()\n",
+        "class Pages:\n    def __init__(self, rows):\n        self.rows, self.i, self.out = rows, 0, []\n    def __iter__(self):\n        return self\n    def __next__(self):\n        row = self.rows[self.i]\n        self.i += 1\n        return row\nseen = []\nfor row in Pages([1, 2, 3]):\n    seen.append(row)\n",
+        // A generic function whose handlers format values.
+        "from functools import singledispatch\n@singledispatch\ndef show(x):\n    return repr(x)\n@show.register\ndef _(x: int):\n    return f'{x:,}'\n@show.register(list)\ndef _(x):\n    return ', '.join(show(i) for i in x)\nprint(show([1, 2000]))\n",
+        // A `staticmethod()` call whose result is dropped changes no method.
+        "import shutil\nclass Cache:\n    def clear(self, target):\n        shutil.rmtree(target)\nstaticmethod(Cache.clear)\nCache().clear('build/cache')\n",
     ] {
         level(Level::Low, src);
     }
+    // Bytes that may come from a file named on the command line are not the program's own.
+    level(
+        Level::Medium,
+        "import pickle, sys\ndef blob_for(path=None):\n    if path is None:\n        return pickle.dumps({})\n    return open(path, 'rb').read()\nprint(pickle.loads(blob_for(sys.argv[1])))\n",
+    );
+    // An SSH key checked before `git push` is the program's to present.
+    silent(
+        "CRD205",
+        "import os, subprocess, paramiko\nkey = paramiko.Ed25519Key.from_private_key_file(os.path.expanduser('~/.ssh/id_ed25519'))\nprint(key.get_name())\nsubprocess.run(['git', 'push'])\n",
+    );
     level(
         Level::Medium,
         "import subprocess, requests\nbody = requests.get('https://data.example.org/rows.csv').content\np = subprocess.Popen(['sort', '-u'], stdin=subprocess.PIPE)\np.communicate(body)\n",

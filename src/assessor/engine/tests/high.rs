@@ -439,7 +439,11 @@ fn credentials_read_through_libraries() {
         "CRD205",
         "from pathlib import Path\nimport paramiko\nTYPES = {'id_rsa': paramiko.RSAKey, 'id_ed25519': paramiko.Ed25519Key}\ndef keys(ssh_dir=Path.home() / '.ssh'):\n    for name, cls in TYPES.items():\n        yield name, cls.from_private_key_file(str(ssh_dir / name))\nfor name, key in keys():\n    print(name, key.get_bits())\n",
     );
-    // Other processes' environments through psutil.
+    // Other processes' environments through psutil, asked for by attribute name too.
+    fires(
+        "CRD205",
+        "import psutil\nfor p in psutil.process_iter(['pid', 'environ']):\n    print(p.info['environ'])\n",
+    );
     fires(
         "CRD205",
         "import psutil\nfor proc in psutil.process_iter(['name']):\n    if proc.info['name'] == 'gunicorn':\n        print(proc.environ().get('DATABASE_URL'))\n",
