@@ -905,6 +905,13 @@ pub(super) fn plain_call<'a>(
             }
         }
         (Some("builtins.staticmethod" | "builtins.classmethod"), Some(first)) => first.clone(),
+        // `object.__getattribute__(self, "name")` is `self.name`.
+        (Some("builtins.object.__getattribute__"), Some(first)) => {
+            match args.positional.get(1).and_then(Value::exact_text) {
+                Some(name) => s.attribute(first, name),
+                None => Value::unknown(first.deep_taint().data()),
+            }
+        }
         // `operator.getitem(obj, k)` is `obj[k]`; `setitem` and `delitem` run the class's
         // item methods as `obj[k] = v` and `del obj[k]` do.
         (Some("operator.getitem"), Some(first)) => {

@@ -388,8 +388,9 @@ impl<'a> Scanner<'a> {
         self.folder.seq(vec![item])
     }
 
-    /// `obj.name` where the class does not define `name` but defines `__getattr__`: what
-    /// that returns for the name (`ctl.stop` built by a `__getattr__` dispatcher).
+    /// `obj.name` where the class does not define `name` but defines `__getattr__` (or
+    /// `__getattribute__`): what that returns for the name (`ctl.stop` built by a
+    /// `__getattr__` dispatcher).
     pub(super) fn dynamic_attribute(&mut self, value: &Value, attr: &str) -> Option<Value> {
         let Kind::Instance(class, _) = value.kind else {
             return None;
@@ -397,7 +398,10 @@ impl<'a> Scanner<'a> {
         if attr.starts_with("__") {
             return None;
         }
-        let hook = self.method_of(class, "__getattr__")?;
+        // `__getattribute__` runs for every name; for those the class defines, it is
+        // taken to give what the class defines (as it does when it defers to `object`).
+        let hook = (self.method_of(class, "__getattr__"))
+            .or_else(|| self.method_of(class, "__getattribute__"))?;
         let name = self.folder.literal(attr);
         Some(self.call_function(hook, &[value.clone(), name], &[]))
     }

@@ -9,7 +9,7 @@
 
 use super::calls::{is_callable, Args};
 use super::scan::Scanner;
-use super::value::{Kind, Taint, Value};
+use super::value::{Kind, Piece, Taint, Value};
 
 /// Most items a list or dict filled at run time is followed with.
 const MAX_FILLED_ITEMS: usize = 64;
@@ -176,6 +176,31 @@ fn list(items: Vec<Value>) -> Value {
 
 /// `table[key]` with a key known only at run time: a dispatch table is called through
 /// such keys, so the first callable it holds stands for what is taken out.
+/// A dict of a few texts indexed by a key known only at run time
+/// (`exec(SNIPPETS[name])`): any of them, as one text not known exactly that holds each
+/// on its own line, so that code or commands among them are still read.
+pub(super) fn any_of_texts(s: &mut Scanner<'_>, container: &Value) -> Option<Value> {
+    let Kind::Dict(pairs) = &container.kind else {
+        return None;
+    };
+    if !(2..=MAX_ALTERNATIVE_TEXTS).contains(&pairs.len()) {
+        return None;
+    }
+    let texts: Option<Vec<&str>> = pairs.iter().map(|(_, v)| v.exact_text()).collect();
+    let texts = texts?;
+    let mut pieces = Vec::with_capacity(texts.len() * 2);
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            pieces.push(Piece::Known("\n"));
+        }
+        pieces.push(Piece::Inexact(text));
+    }
+    Some(s.folder.join(pieces, container.deep_taint().data()))
+}
+
+/// Most texts of a dict read by a run-time key that are kept as its alternatives.
+const MAX_ALTERNATIVE_TEXTS: usize = 8;
+
 pub(super) fn any_callable(container: &Value) -> Option<Value> {
     let Kind::Dict(pairs) = &container.kind else {
         return None;

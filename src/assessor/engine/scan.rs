@@ -1274,6 +1274,7 @@ impl<'a> Scanner<'a> {
                 Some(value) => value.clone(),
                 None if key.is_constant() => Value::unknown(container.deep_taint().data()),
                 None => super::containers::any_callable(container)
+                    .or_else(|| super::containers::any_of_texts(self, container))
                     .unwrap_or_else(|| Value::unknown(container.deep_taint().data())),
             };
         }
@@ -1527,6 +1528,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("type", "builtins.type"),
     ("property", "builtins.property"),
     ("staticmethod", "builtins.staticmethod"),
+    ("object", "builtins.object"),
     ("classmethod", "builtins.classmethod"),
     ("list", "builtins.list"),
     ("tuple", "builtins.tuple"),

@@ -52,7 +52,8 @@ const READING: &str = "## How programs are read
   (`singledispatch`, `singledispatchmethod`) runs the handlers registered on it.
 - Lists and dicts filled at run time (`d[k] = v`, `append`, `insert`, `extend`, `update`,
   `setdefault`) keep what is put in them, up to 64 items; a dict indexed by a key known
-  only at run time stands for the first callable it holds (a dispatch table).
+  only at run time stands for the first callable it holds (a dispatch table), and one of
+  a few texts for any of them (`exec(SNIPPETS[name])` reads each snippet as code).
 - Fork bombs: a loop that starts processes or threads without waiting is one when it never
   ends (`while True`, `itertools.count()`), when it starts 1,000 or more in all (`range`
   counts folded, nested loops multiplied), or when it forks itself (`os.fork`) for 10

@@ -422,6 +422,8 @@ fn review_false_positives_of_this_sessions_mechanisms_stay_below_high() {
         // Iterators that run out by taking items (StopIteration, IndexError).
         "import threading\nclass Wrapper:\n    def __init__(self, it):\n        self._it = iter(it)\n    def __iter__(self):\n        return self\n    def __next__(self):\n        return next(self._it)\nfor i in Wrapper(range(5)):\n    threading.Thread(target=print, args=(i,)).start()\n",
         "class Pages:\n    def __init__(self, rows):\n        self.rows, self.i, self.out = rows, 0, []\n    def __iter__(self):\n        return self\n    def __next__(self):\n        row = self.rows[self.i]\n        self.i += 1\n        return row\nseen = []\nfor row in Pages([1, 2, 3]):\n    seen.append(row)\n",
+        // Paths and formulas chosen from a dict by a run-time key.
+        "import sys\nREPORTS = {'daily': 'out/daily.csv', 'weekly': 'out/weekly.csv'}\nwith open(REPORTS[sys.argv[1]], 'w') as fh:\n    fh.write('ok')\n",
         // A generic function whose handlers format values.
         "from functools import singledispatch\n@singledispatch\ndef show(x):\n    return repr(x)\n@show.register\ndef _(x: int):\n    return f'{x:,}'\n@show.register(list)\ndef _(x):\n    return ', '.join(show(i) for i in x)\nprint(show([1, 2000]))\n",
         // A `staticmethod()` call whose result is dropped changes no method.

@@ -449,3 +449,17 @@ fn credentials_read_through_libraries() {
         "import psutil\nfor proc in psutil.process_iter(['name']):\n    if proc.info['name'] == 'gunicorn':\n        print(proc.environ().get('DATABASE_URL'))\n",
     );
 }
+
+#[test]
+fn hidden_calls_in_one_of_several_code_strings() {
+    // A dict of snippets run by a key known only at run time: any of them may run.
+    fires(
+        "CRD209",
+        "import sys\nSNIPPETS = {\n    'uptime': \"import subprocess as _s; result = _s.run(['uptime']).stdout\",\n    'disk': \"import shutil as _sh; result = str(_sh.disk_usage('.'))\",\n}\nscope = {}\nexec(SNIPPETS[sys.argv[1]], scope)\n",
+    );
+    // The same behind `__getattribute__`, reached as attributes.
+    fires(
+        "CRD209",
+        "class Commands:\n    _snippets = {'who': \"import subprocess as _s; result = _s.check_output('who', shell=True)\", 'cwd': \"import os; result = os.getcwd()\"}\n    def __getattribute__(self, name):\n        snippets = object.__getattribute__(self, '_snippets')\n        if name in snippets:\n            scope = {}\n            exec(snippets[name], scope)\n            return scope['result']\n        return object.__getattribute__(self, name)\nprint(Commands().who)\n",
+    );
+}
