@@ -279,10 +279,17 @@ impl Compression {
     /// in this format. Never fails otherwise: a truncated stream yields what it held.
     pub fn decompress(self, data: &[u8]) -> Option<Vec<u8>> {
         use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+        // Each decoder costs a large state to set up: only the one the header names is
+        // tried (raw deflate has none, so it is what is left).
+        const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
+        let zlib_header = matches!(data, [cmf, flg, ..]
+            if cmf & 0x0F == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
         match self {
-            Self::Zlib => read_capped(ZlibDecoder::new(data))
-                .or_else(|| read_capped(MultiGzDecoder::new(data)))
+            Self::Zlib if data.starts_with(GZIP_MAGIC) => read_capped(MultiGzDecoder::new(data)),
+            Self::Zlib if zlib_header => read_capped(ZlibDecoder::new(data))
                 .or_else(|| read_capped(DeflateDecoder::new(data))),
+            Self::Zlib => read_capped(DeflateDecoder::new(data)),
+            Self::Gzip if !data.starts_with(GZIP_MAGIC) => None,
             Self::Gzip => read_capped(MultiGzDecoder::new(data)),
             Self::Bz2 => read_capped(bzip2_rs::DecoderReader::new(data)),
             Self::Lzma => {
