@@ -81,13 +81,18 @@ pub(super) fn child_process(s: &mut Scanner<'_>, command: Option<&Value>, taint:
 /// of `python3 -`, `bash` of `bash -s`, a bare shell).
 fn stdin_interpreter(s: &mut Scanner<'_>, command: &Value) -> Option<String> {
     let line = command_line(s, command);
-    let text = line.text()?;
+    // An interpreter reading stdin has a short command line; a long one is not read
+    // again here (`run_command` reads it within the program's shell budget).
+    let text = line.text().filter(|t| t.len() <= MAX_STDIN_COMMAND)?;
     if !shell::analyse(text).runs_stdin {
         return None;
     }
     let program = text.split_ascii_whitespace().next()?;
     Some(program.to_string())
 }
+
+/// Longest command line checked for an interpreter that reads its program from stdin.
+const MAX_STDIN_COMMAND: usize = 1024;
 
 /// `input` written to `child`, an interpreter that reads its program from stdin
 /// (`run(["python3", "-"], input=code)`, `Popen(["bash", "-s"],
