@@ -67,6 +67,9 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
                 s.read_descriptor(member, &object)
             } else if let Some(member) = s.dynamic_attribute(&object, attr) {
                 member
+            } else if let Some(command) = super::command_objects::attribute(&object, attr) {
+                // `git.status()` of a baked `sh` command: the `git status` program.
+                command
             } else {
                 receiver = Some((object, attr, is_super_call(value)));
                 Value::UNKNOWN
@@ -267,6 +270,11 @@ pub(super) fn call_value<'a>(
             }
         }
     }
+    let created =
+        (callee.qualified_name()).and_then(|name| super::command_objects::created(name, &args));
+    if let Some(command) = created {
+        return command;
+    }
     let api = callee.qualified_name().and_then(catalog::api);
     match (
         api,
@@ -331,6 +339,9 @@ fn call_kept_partial<'a>(
     args: &mut Args<'a>,
     at: u32,
 ) -> Option<Value> {
+    if let Some(result) = super::command_objects::call(s, name, bound, args, at) {
+        return Some(result);
+    }
     let first = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
     // `operator.methodcaller("system", "id")(os)` calls `os.system("id")`.
     if let Some(method) = name.strip_prefix(METHOD_CALLER) {
@@ -471,10 +482,11 @@ fn partial(args: &Args<'_>) -> Value {
 pub(super) fn check_argument_text(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
     for value in args.all() {
         let items = value.items().unwrap_or(std::slice::from_ref(value));
-        // Literals were checked where they are written; only folded text is new.
-        let built = items.iter().filter(|v| v.taint.has(Taint::BUILT));
+        // Literals were checked where they are written; only folded text is new, and
+        // escape paths listed among other constants are checked where a call uses them.
+        let built = (items.iter()).filter(|v| v.taint.has(Taint::BUILT.with(Taint::ESCAPE_MARKER)));
         for text in built.filter_map(Value::text) {
-            s.check_indicators(text, at);
+            s.check_indicators(text, at, false);
         }
     }
 }
@@ -846,6 +858,24 @@ pub(super) fn plain_call<'a>(
             Some(times) => iterations(times.as_int()),
             None => iterations(Some(ENDLESS)),
         },
+        // `filter(None, items)`: the items that are not empty.
+        (
+            Some("builtins.filter"),
+            Some(Value {
+                kind: Kind::NoneValue,
+                ..
+            }),
+        ) => {
+            let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
+            match items.items() {
+                Some(list) => {
+                    let kept = list.iter().filter(|item| item.exact_text() != Some(""));
+                    let kept = kept.cloned().collect();
+                    s.folder.seq(kept)
+                }
+                None => items,
+            }
+        }
         (Some("builtins.map" | "builtins.filter"), Some(function))
             if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
         {
@@ -1272,8 +1302,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Some(codec) if codec.to_ascii_lowercase().starts_with("rot") => {
                 decode(s, args, fold::Encoding::HexOrBase64, taint)
             }
+            Some("base64" | "base_64" | "base64_codec") => encode(s, args, false),
+            Some("hex" | "hex_codec") => encode(s, args, true),
             _ => Value::unknown(args.data_taint()),
         },
+        Api::EncodeAs { hex } => encode(s, args, hex),
         Api::Decompress(format) => {
             let data = args.get(0, "data").and_then(Value::exact_text);
             let bytes = data.and_then(|data| decompress(s, format, data));
@@ -1540,14 +1573,22 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 Taint::SECRET
             })
         }
-        Api::OpenUnnamed { mode } => {
+        Api::OpenUnnamed { mode: mode_arg } => {
             // A temporary file is opened for writing unless told otherwise.
-            let mode = match mode {
+            let mode = match mode_arg {
                 Some(arg) => args.get(arg, "mode").and_then(Value::text).unwrap_or("r"),
                 None => args.get(0, "mode").and_then(Value::text).unwrap_or("w+b"),
             };
             let mode = mode.to_string();
-            open_file(s, &Value::UNKNOWN, Some(&mode), at)
+            // `os.fdopen(fd, "wb")` of a descriptor `mkstemp` or `os.open` gave for
+            // writing: that file, by its path.
+            let path = match mode_arg {
+                Some(_) => args
+                    .get(0, "fd")
+                    .filter(|fd| fd.taint.has(Taint::FILE_WRITE)),
+                None => None,
+            };
+            open_file(s, path.unwrap_or(&Value::UNKNOWN), Some(&mode), at)
         }
         Api::TempFile => {
             // `fd, path = mkstemp(suffix=".sh")`: a new file in the temporary directory,
@@ -1586,9 +1627,16 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             let writes = flags & (O_WRITE_FLAGS) != 0;
             open_file(s, &path, writes.then_some("w"), at)
         }
-        Api::Listing { names_only } => listing(s, args.get(0, "path"), names_only),
-        Api::Walk => walk(s, args.get(0, "top")),
+        Api::Listing { names_only } => {
+            surveys_root_home(s, args.get(0, "path"), at);
+            listing(s, args.get(0, "path"), names_only)
+        }
+        Api::Walk => {
+            surveys_root_home(s, args.get(0, "top"), at);
+            walk(s, args.get(0, "top"))
+        }
         Api::ScanDir => {
+            surveys_root_home(s, args.get(0, "path"), at);
             let dir = match args.get(0, "path") {
                 Some(path) => path.text().unwrap_or(UNKNOWN_PART_STR),
                 None => ".",
@@ -1703,6 +1751,15 @@ const O_WRITE_FLAGS: i64 = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000;
 
 /// `glob.glob("~/.ssh/*")` is a listing whose elements look like `~/.ssh/<?>`;
 /// `os.listdir(d)` yields bare names.
+/// Listing root's home (`os.listdir("/root")`, `glob("/root/*")`) surveys root's files,
+/// as reading one of them does.
+fn surveys_root_home(s: &mut Scanner<'_>, dir: Option<&Value>, at: u32) {
+    let text = dir.and_then(Value::text).unwrap_or("");
+    if text.len() <= super::files::MAX_PATH_BYTES && super::paths::normalize(text).is_root_home() {
+        hit(s, rules::SYSTEM_READ, at, Confidence::High);
+    }
+}
+
 fn listing(s: &mut Scanner<'_>, pattern: Option<&Value>, names_only: bool) -> Value {
     if names_only {
         // Bare names, each only known at run time.
@@ -2118,6 +2175,27 @@ pub(super) fn decode(
     };
     decoded_value(s, decoded, taint)
 }
+
+/// Known data encoded as base64 or hex text, keeping its taint: a payload encoded in one
+/// place and decoded in another is still that payload.
+fn encode(s: &mut Scanner<'_>, args: &Args<'_>, hex: bool) -> Value {
+    let Some(data) = args.get(0, "data") else {
+        return Value::UNKNOWN;
+    };
+    match data.exact_text() {
+        Some(text) if text.len() <= MAX_ENCODED_BYTES => {
+            let encoded = match hex {
+                true => fold::hex_encode(text.as_bytes()),
+                false => fold::base64_encode(text.as_bytes()),
+            };
+            text_value(s, &encoded, data.deep_taint().data())
+        }
+        _ => Value::unknown(data.deep_taint().data()),
+    }
+}
+
+/// Most bytes of known data encoded as text (a payload, not a file's worth).
+const MAX_ENCODED_BYTES: usize = 64 * 1024;
 
 /// A constant payload decompressed, while the program's decompression budget lasts.
 fn decompress(s: &mut Scanner<'_>, format: fold::Compression, data: &str) -> Option<Vec<u8>> {

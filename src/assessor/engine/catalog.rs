@@ -55,6 +55,11 @@ pub enum Api {
     Decompress(Compression),
     /// `codecs.encode(data, codec)`: rot13 is its own inverse, so encoding decodes.
     Encode,
+    /// `base64.b64encode(data)` (or, with `hex`, `binascii.hexlify`): known data encoded,
+    /// so that decoding it again gives the data back.
+    EncodeAs {
+        hex: bool,
+    },
     /// Returns data fetched from the network.
     Fetch,
     /// `urlretrieve(url, filename)`: saves network data to a file.
@@ -301,6 +306,12 @@ pub fn api(name: &str) -> Option<Api> {
         | "builtins.bytes.fromhex"
         | "builtins.bytearray.fromhex" => Decode(Encoding::HexOrBase64),
         "codecs.encode" => Encode,
+        "base64.b64encode"
+        | "base64.standard_b64encode"
+        | "base64.urlsafe_b64encode"
+        | "base64.encodebytes"
+        | "binascii.b2a_base64" => EncodeAs { hex: false },
+        "binascii.hexlify" | "binascii.b2a_hex" | "base64.b16encode" => EncodeAs { hex: true },
         "base64.b32decode" => Decode(Encoding::Base32),
         "base64.b32hexdecode" => Decode(Encoding::Base32Hex),
         "base64.b85decode" => Decode(Encoding::Base85),
@@ -610,6 +621,11 @@ pub fn constant(name: &str) -> Option<i64> {
 pub fn text_constant(name: &str) -> Option<&'static str> {
     match name {
         "os.sep" | "os.path.sep" => Some("/"),
+        "os.pathsep" | "os.path.pathsep" => Some(":"),
+        "os.curdir" | "os.path.curdir" => Some("."),
+        "os.pardir" | "os.path.pardir" => Some(".."),
+        "os.extsep" | "os.path.extsep" => Some("."),
+        "os.linesep" => Some("\n"),
         // Where `.pth` files and `sitecustomize` go; the exact directory varies.
         "site.USER_SITE" => Some("~/.local/lib/\u{FFFD}/site-packages"),
         "sys.executable" => Some("python3"),

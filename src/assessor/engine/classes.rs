@@ -372,16 +372,9 @@ impl<'a> Scanner<'a> {
             return iterator;
         };
         let item = super::calls::call_indirect(self, &next, Vec::new(), at);
-        let runs_out = match next.kind {
-            Kind::Partial(ref bound) => match bound.0.kind {
-                Kind::Function(index) => self
-                    .functions
-                    .get(index as usize)
-                    .is_none_or(|f| f.may_run_out()),
-                _ => true,
-            },
-            _ => true,
-        };
+        let runs_out = super::forks::function_of(&next)
+            .and_then(|index| self.functions.get(index as usize))
+            .is_none_or(|f| f.may_run_out());
         if !runs_out {
             self.loop_never_ends(true);
         }

@@ -25,7 +25,8 @@ pub struct Capabilities {
     /// Files written with decoded data (base64, zlib...), by (possibly partial) path.
     pub decoded_files: Vec<Rc<str>>,
     /// Copies of secret files (`shutil.copy2("~/.config/google-chrome/Default/Login
-    /// Data", tmp)`), by (possibly partial) path: reading one reads the secret.
+    /// Data", tmp)`) and files written with secrets, by (possibly partial) path: reading
+    /// or uploading one reads or sends the secret.
     pub secret_copies: Vec<Rc<str>>,
     /// Where a downloaded archive or directory was put on `sys.path`: imports after it
     /// may load the downloaded code.
@@ -89,6 +90,24 @@ impl Capabilities {
         if secret && self.secret_copies.len() < MAX_REMEMBERED {
             self.secret_copies.push(to.into());
         }
+    }
+
+    /// `path` was written with secrets (the environment, a credential file's contents).
+    pub fn note_secret_file(&mut self, path: &str) {
+        if self.secret_copies.len() < MAX_REMEMBERED && !self.is_secret_copy(path) {
+            self.secret_copies.push(path.into());
+        }
+    }
+
+    /// Whether a command line names a file holding secrets this program made, alone or
+    /// attached to an option (`--post-file=F`, `-d @F`, `-F f=@F`).
+    pub fn names_secret_file(&self, line: &str) -> bool {
+        !self.secret_copies.is_empty()
+            && line.split_whitespace().any(|word| {
+                let word = word.trim_matches(['\'', '"']);
+                let attached = word.rsplit(['@', '=']).next().unwrap_or(word);
+                self.is_secret_copy(word) || self.is_secret_copy(attached)
+            })
     }
 
     /// Whether `path` names a copy of a secret file this program made.

@@ -142,6 +142,10 @@ pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint, at: u32) {
         hit(s, rules::SECRET_READ, at, Confidence::Medium);
     }
     let path = file.text().unwrap_or(UNKNOWN_PART_STR);
+    if data.has(Taint::SECRET.with(Taint::ENVIRONMENT)) {
+        // A file holding secrets is one: sending it sends them.
+        s.caps.note_secret_file(path);
+    }
     s.caps.forget_pickled(path);
     s.caps.note_foreign_write(path);
     s.caps.note_written(path, data);

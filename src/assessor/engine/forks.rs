@@ -707,7 +707,7 @@ fn starts_own_script(command: &Value) -> bool {
 
 /// The program's function a value calls: itself, or the one a bound method or partial
 /// wraps.
-fn function_of(value: &Value) -> Option<u32> {
+pub(super) fn function_of(value: &Value) -> Option<u32> {
     match &value.kind {
         Kind::Function(index) => Some(*index),
         Kind::Partial(partial) => match partial.0.kind {

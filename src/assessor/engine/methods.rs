@@ -111,6 +111,7 @@ pub(super) fn method_call(
             _ => Sending::Request,
         };
         send_out(s, args, at, sending);
+        downloaded_to_file(s, method, args, at);
         // `sftp.put(local, remote)`, `s3.upload_file(local, bucket, key)`: the local file
         // is read and sent.
         if matches!(method, "put" | "upload" | "upload_file" | "put_file") {
@@ -499,3 +500,27 @@ const MAX_SPLIT_PARTS: usize = 64;
 
 /// Most fields a `**dict` given to `format` is spread into (each call copies them).
 const MAX_SPREAD_FIELDS: usize = 256;
+
+/// A client method that saves what it fetches into a local file: `ftp.retrbinary(cmd,
+/// out.write)` calls its callback with the data, `sftp.get(remote, local)` and
+/// `s3.download_file(bucket, key, local)` write it to the path given.
+fn downloaded_to_file(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u32) {
+    let fetched = || vec![Value::unknown(Taint::NETWORK)];
+    let local = match method {
+        "retrbinary" | "retrlines" => {
+            if let Some(callback) = args.get(1, "callback").cloned() {
+                call_indirect(s, &callback, fetched(), at);
+            }
+            return;
+        }
+        "download_file" => args.get(2, "Filename"),
+        // `session.get(url, params)` is a request: only a second path-like text is a file.
+        "get" | "fget" => args
+            .get(1, "localpath")
+            .filter(|p| p.text().is_some_and(|t| !t.contains("://"))),
+        _ => None,
+    };
+    if let Some(local) = local.cloned() {
+        written(s, &local, Taint::NETWORK, at);
+    }
+}

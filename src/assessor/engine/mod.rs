@@ -9,6 +9,7 @@
 //! - `scan`: walks the tree, binds names as Python would, evaluates expressions.
 //! - `calls`: applies the rules to each call; `process_calls`, `files` and `methods` hold
 //!   the program-start, file and method-call parts of that.
+//! - `command_objects`: `sh` and `plumbum` command objects, run as argvs when called.
 //! - `classes`: the program's classes and the code that runs as one is created.
 //! - `forks`: fork bombs: loops and functions that start processes without end.
 //! - `containers`: lists and dicts filled at run time (`d[k] = f`, `append`, `update`).
@@ -28,6 +29,7 @@ mod calls;
 mod catalog;
 mod classes;
 mod combine;
+mod command_objects;
 mod containers;
 mod files;
 pub(crate) mod findings;

@@ -216,6 +216,11 @@ impl NormalPath<'_> {
     /// configuration, system logs, kernel state, root's home (system reconnaissance).
     /// Everyday files a program reads for ordinary reasons (`/etc/hosts`, `/etc/os-release`,
     /// CA bundles, `/proc/cpuinfo`, its own `/proc/self/...`) are not.
+    /// Root's home directory or anything below it (`os.listdir("/root")`).
+    pub fn is_root_home(&self) -> bool {
+        self.absolute && self.parts.first() == Some(&"root")
+    }
+
     pub fn is_system_recon(&self) -> bool {
         if !self.absolute {
             return false;

