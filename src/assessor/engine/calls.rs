@@ -98,9 +98,25 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
             if let ("start", Some(library)) = (attr, s.thread_class_of(&object)) {
                 s.start_instance(&object, &library, at);
             }
-            // A builtin type's method on an instance of its subclass (`self.items()`).
+            if attr == "interact" {
+                s.interact(&object, at);
+            }
+            // A builtin type's method on an instance of its subclass (`self.items()`);
+            // given secrets (`m.update(os.environ)`), the instance holds them.
             if let Some(value) = object.field(BUILTIN_VALUE).cloned() {
-                return method_call(s, &value, attr, &args, at);
+                let result = method_call(s, &value, attr, &args, at);
+                if let ExprKind::Attribute {
+                    value: receiver, ..
+                } = func.kind()
+                {
+                    if let (ExprKind::Name(name), true) =
+                        (receiver.kind(), holds_secret(&value, &args, &result))
+                    {
+                        let held = s.lookup(name).tainted(Taint::SECRET);
+                        s.rebind(name, held);
+                    }
+                }
+                return result;
             }
             return Value::unknown(args.data_taint());
         }
@@ -136,6 +152,15 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
                             let held = object.tainted(Taint::SECRET);
                             s.set_attribute(owner, field, held);
                         }
+                    }
+                }
+                // `m["env"].update(os.environ)`: the container holding that item holds them.
+                ExprKind::Subscript { value: owner, .. } => {
+                    if let (ExprKind::Name(owner), true) =
+                        (owner.kind(), holds_secret(&object, &args, &result))
+                    {
+                        let held = s.lookup(owner).tainted(Taint::SECRET);
+                        s.rebind(owner, held);
                     }
                 }
                 _ => {}
@@ -249,14 +274,29 @@ pub(super) fn call_value<'a>(
         _ => callee.clone(),
     };
     if matches!(callee.kind, Kind::Name(_)) {
-        // A library function sees the value of an instance of a builtin type's subclass.
+        // `bytes(obj)`, `str(obj)` of an instance of the program's: its `__bytes__` or
+        // `__str__`.
+        let dunder = match callee.qualified_name() {
+            Some("builtins.bytes") => Some("__bytes__"),
+            Some("builtins.str") => Some("__str__"),
+            _ => None,
+        };
+        if let (Some(dunder), [object]) = (dunder, args.positional.as_slice()) {
+            if let Kind::Instance(class, _) = object.kind {
+                if s.method_of(class, dunder).is_some() {
+                    return s.as_text(object.clone(), dunder);
+                }
+            }
+        }
+        // A library function sees the value of an instance of a builtin type's subclass
+        // (with what the instance was given).
         for value in args
             .positional
             .iter_mut()
             .chain(args.keywords.iter_mut().map(|(_, v)| v))
         {
             if let Some(inner) = value.field(BUILTIN_VALUE) {
-                *value = inner.clone();
+                *value = inner.clone().tainted(value.taint.data());
             }
         }
         // `dict(pairs)`, `list(items)` of an iterable of the program's own: what its
@@ -996,6 +1036,17 @@ pub(super) fn plain_call<'a>(
             }
         }
         (Some("builtins.globals"), None) => Value::name("builtins.__dict__"),
+        // `setattr(cls, "do_GET", handle)`: the class has that method from now on.
+        (Some("builtins.setattr"), Some(object)) => {
+            if let (Kind::Class(class), Some(name), Some(value)) = (
+                &object.kind,
+                args.positional.get(1).and_then(Value::exact_text),
+                args.positional.get(2),
+            ) {
+                s.set_class_member(*class, name, value.clone());
+            }
+            Value::UNKNOWN
+        }
         (Some("builtins.str.maketrans" | "builtins.bytes.maketrans"), _) => {
             super::methods::maketrans(s, &args.positional)
         }
@@ -1017,9 +1068,15 @@ pub(super) fn plain_call<'a>(
         // call of the function on what the last one gave and the next item.
         (Some("functools.reduce"), Some(function)) if is_callable(function) => {
             let Some(items) = args.positional.get(1).and_then(Value::items) else {
-                // Items known only at run time: the result is not known, but it is made
-                // of them (`reduce(add, (chr(c) for c in codes), "")` is decoded text).
-                return Value::unknown(args.data_taint());
+                // Items known only at run time: the function still runs on one of them
+                // (`reduce(lambda n, p: n + stop(p), process_iter(), 0)`); the result is
+                // not known, but it is made of them (`reduce(add, (chr(c) for c in
+                // codes), "")` is decoded text).
+                let iterable = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
+                let start = args.positional.get(2).cloned();
+                let start = start.unwrap_or_else(|| iterable.element());
+                let step = call_indirect(s, function, vec![start, iterable.element()], at);
+                return Value::unknown(args.data_taint().with(step.deep_taint().data()));
             };
             let mut items = items.iter().take(MAX_MAPPED_ITEMS).cloned();
             let first = args.positional.get(2).cloned().or_else(|| items.next());
@@ -1336,6 +1393,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             }
             Value::unknown(Taint::SOCKET)
         }
+        // A pair of sockets joined to each other: no network, but what passes through
+        // them is still a socket's (a shell wired to one is served to the other end).
+        Api::SocketPair => Value::unknown(Taint::SOCKET),
         Api::SocketConnect => {
             network(s, at);
             send_out(s, args, at, Sending::Data);
@@ -1708,6 +1768,8 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::RawPackets => {
             network(s, at);
             hit(s, rules::RAW_SOCKET, at, Confidence::High);
+            // `send(IP(dst=h)/ICMP()/Raw(load=secret))`: the packets carry their payload out.
+            send_out(s, args, at, Sending::Data);
             Value::UNKNOWN
         }
         Api::DumpTo => {

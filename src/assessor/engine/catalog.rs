@@ -68,6 +68,8 @@ pub enum Api {
     SocketNew {
         first_arg: usize,
     },
+    /// `socket.socketpair()`: two sockets connected to each other, within the machine.
+    SocketPair,
     /// Sends or captures raw packets (`scapy.all.sniff`).
     RawPackets,
     /// Opens a connected socket in one call.
@@ -347,7 +349,8 @@ pub fn api(name: &str) -> Option<Api> {
         | "urllib3.PoolManager"
         | "urllib3.request" => Fetch,
         "urllib.request.urlretrieve" | "urllib.urlretrieve" | "wget.download" => Download,
-        "socket.socket" | "socket.socketpair" => SocketNew { first_arg: 0 },
+        "socket.socket" => SocketNew { first_arg: 0 },
+        "socket.socketpair" => SocketPair,
         "socket.fromfd" => SocketNew { first_arg: 1 },
         "scapy.all.sniff"
         | "scapy.sendrecv.sniff"
@@ -613,6 +616,14 @@ pub fn constant(name: &str) -> Option<i64> {
         "os.O_CREAT" => 0o100,
         "os.O_TRUNC" => 0o1000,
         "os.O_APPEND" => 0o2000,
+        "os.O_EXCL" => 0o200,
+        "os.O_NOCTTY" => 0o400,
+        "os.O_NONBLOCK" => 0o4000,
+        "os.O_DSYNC" => 0o10000,
+        "os.O_DIRECT" => 0o40000,
+        "os.O_NOFOLLOW" => 0o400000,
+        "os.O_CLOEXEC" => 0o2000000,
+        "os.O_SYNC" => 0o4010000,
         _ => return None,
     })
 }

@@ -35,7 +35,19 @@ pub(super) struct Class<'a> {
     fields: Option<Vec<&'a str>>,
     /// The builtin type it extends (or a base extends): `builtins.str`, `builtins.list`...
     builtin: Option<Rc<str>>,
+    /// Members set after the class statement (`setattr(cls, "do_GET", handle)` in a class
+    /// decorator, `Cls.run = f`).
+    set_later: Vec<(Rc<str>, Value)>,
+    /// It extends (or a base extends) `code.InteractiveConsole`: `interact()` runs, as
+    /// Python, each line its `raw_input` returns.
+    console: bool,
 }
+
+/// Most members set on one class after its statement.
+const MAX_SET_LATER: usize = 64;
+
+/// Library classes whose `interact()` runs the lines `raw_input` returns as Python.
+const CONSOLES: &[&str] = &["code.InteractiveConsole", "code.InteractiveInterpreter"];
 
 /// Builtin types a class may extend whose instances are their value (`class Argv(list)`).
 const VALUE_TYPES: &[&str] = &[
@@ -141,6 +153,12 @@ impl<'a> Scanner<'a> {
             .find_map(|b| b.qualified_name().filter(|n| VALUE_TYPES.contains(n)))
             .map(Rc::from)
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.builtin.clone()));
+        let console = library_bases
+            .iter()
+            .any(|b| b.qualified_name().is_some_and(|n| CONSOLES.contains(&n)))
+            || bases
+                .iter()
+                .any(|b| self.class(*b).is_some_and(|c| c.console));
         let metaclass = explicit_metaclass
             .filter(is_callable)
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.metaclass.clone()));
@@ -156,6 +174,8 @@ impl<'a> Scanner<'a> {
             serves,
             fields,
             builtin,
+            console,
+            set_later: Vec::new(),
         });
         Value {
             kind: Kind::Class(index),
@@ -263,12 +283,25 @@ impl<'a> Scanner<'a> {
                 return None;
             }
             let class = self.class(index)?;
+            if let Some((_, value)) = class.set_later.iter().rev().find(|(n, _)| &**n == name) {
+                return Some(value.clone());
+            }
             if let Some((_, value)) = class.members.iter().find(|(n, _)| *n == name) {
                 return Some(value.clone());
             }
             stack.extend(class.bases.iter().rev());
         }
         None
+    }
+
+    /// `setattr(cls, name, value)` or `Cls.name = value` on a class of the program: its
+    /// instances have that member from then on.
+    pub(super) fn set_class_member(&mut self, class: u32, name: &str, value: Value) {
+        if let Some(class) = self.classes.get_mut(class as usize) {
+            if class.set_later.len() < MAX_SET_LATER {
+                class.set_later.push((name.into(), value));
+            }
+        }
     }
 
     /// The method `name` of the program's class `class` (or of one of its bases).
@@ -310,6 +343,31 @@ impl<'a> Scanner<'a> {
         match value.kind {
             Kind::Instance(class, _) => self.class(class)?.starts_run.clone(),
             _ => None,
+        }
+    }
+
+    /// `console.interact()` of an instance of an `InteractiveConsole` subclass: each line
+    /// its own `raw_input` returns is run as Python (a console served over a socket runs
+    /// whatever the other end sends).
+    pub(super) fn interact(&mut self, console: &Value, at: u32) {
+        let Kind::Instance(class, _) = console.kind else {
+            return;
+        };
+        if !self.class(class).is_some_and(|c| c.console) {
+            return;
+        }
+        if let Some(raw_input) = self.method_of(class, "raw_input") {
+            let prompt = self.folder.literal(">>> ");
+            let line = self.call_function(raw_input, &[console.clone(), prompt], &[]);
+            if line.deep_taint().has(Taint::NETWORK) {
+                // A Python prompt served to whoever is at the other end of a connection.
+                self.caps.shell_wiring.push(at);
+            }
+            let args = super::calls::Args {
+                positional: vec![line],
+                keywords: Vec::new(),
+            };
+            super::calls::code_exec(self, &args, at);
         }
     }
 

@@ -35,6 +35,12 @@ pub(super) fn method_call(
     if grows && (big || known) {
         s.note_growth(at, big);
     }
+    // `ctx.wrap_socket(sock)`: the same connection, encrypted.
+    if let ("wrap_socket", Some(sock)) = (method, args.get(0, "sock")) {
+        if sock.taint.has(Taint::SOCKET) {
+            return sock.clone();
+        }
+    }
     if taint.has(Taint::EXTERNAL) {
         match method {
             "add_argument" => s.note_argument_default(args),
@@ -477,6 +483,25 @@ pub(super) fn text_method(
             if parts.len() > MAX_SPLIT_PARTS || limited {
                 return None;
             }
+            let items = (parts.iter())
+                .map(|part| text_value(s, part, object.taint))
+                .collect();
+            s.folder.seq(items)
+        }
+        // `"o__system".partition("__")`: before, the separator, after.
+        "partition" | "rpartition" if object.exact_text().is_some() => {
+            let sep = first
+                .and_then(Value::exact_text)
+                .filter(|sep| !sep.is_empty())?;
+            let found = match method {
+                "partition" => text.split_once(sep),
+                _ => text.rsplit_once(sep),
+            };
+            let parts = match (found, method) {
+                (Some((before, after)), _) => [before, sep, after],
+                (None, "partition") => [text, "", ""],
+                (None, _) => ["", "", text],
+            };
             let items = (parts.iter())
                 .map(|part| text_value(s, part, object.taint))
                 .collect();

@@ -146,7 +146,9 @@ impl NormalPath<'_> {
         let unknown = |p: &&str| !p.is_empty() && p.chars().all(|c| c == UNKNOWN_PART);
         let disk = match self.parts.as_slice() {
             ["dev", "mapper" | "disk", _, ..] => true,
-            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)),
+            // A device found at run time (`/dev/<name>` for each name under
+            // `/sys/block`): overwriting it writes a disk.
+            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)) || unknown(name),
             _ => false,
         };
         let found =

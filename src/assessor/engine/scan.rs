@@ -428,6 +428,9 @@ impl<'a> Scanner<'a> {
                     if self.write_descriptor(owner, attr, &value) {
                         return;
                     }
+                    if let Kind::Class(class) = self.lookup(owner).kind {
+                        self.set_class_member(class, attr, value.clone());
+                    }
                     if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
                         // Remembered for the class too: the instance read through another
                         // name (a descriptor's `obj.path`) has it.
@@ -1539,6 +1542,7 @@ const KNOWN_BUILTINS: &[(&str, &str)] = &[
     ("open", "builtins.open"),
     ("__import__", "builtins.__import__"),
     ("getattr", "builtins.getattr"),
+    ("setattr", "builtins.setattr"),
     ("chr", "builtins.chr"),
     ("bytes", "builtins.bytes"),
     ("bytearray", "builtins.bytearray"),

