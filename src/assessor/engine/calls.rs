@@ -880,6 +880,23 @@ pub(super) fn plain_call<'a>(
                     .then_some(ENDLESS),
             )
         }
+        // `takewhile(lambda _: True, it)` is `it`: a predicate that always holds stops nothing.
+        (Some("itertools.takewhile"), Some(predicate))
+            if args.positional.len() == 2 && is_callable(predicate) =>
+        {
+            let iterable = args.positional[1].clone();
+            let holds = call_indirect(s, predicate, vec![iterable.element()], at);
+            match holds.as_int() {
+                Some(n) if n != 0 => iterable,
+                _ => Value::unknown(args.data_taint()),
+            }
+        }
+        // `iter(lambda: resp.read(65536), b"")`: what each call of the function returns.
+        (Some("builtins.iter"), Some(callable))
+            if args.positional.len() == 2 && is_callable(callable) =>
+        {
+            collection_of(call_indirect(s, callable, Vec::new(), at))
+        }
         (Some("builtins.iter"), Some(first)) if args.positional.len() == 1 => first.clone(),
         // `next(it, default)`: the first item, or the default when there is none.
         (Some("builtins.next"), Some(first)) => {
@@ -997,6 +1014,17 @@ pub(super) fn plain_call<'a>(
             Value::UNKNOWN
         }
         // `type(p).write_text(p, ...)`: a path's class is `Path`.
+        // `type(self)._engine`: the instance's class.
+        (
+            Some("builtins.type"),
+            Some(Value {
+                kind: Kind::Instance(class, _),
+                ..
+            }),
+        ) if args.positional.len() == 1 => Value {
+            kind: Kind::Class(*class),
+            taint: Taint::NONE,
+        },
         (Some("builtins.type"), Some(first)) if first.taint.has(Taint::PATH) => {
             Value::name("pathlib.Path")
         }
@@ -1653,25 +1681,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::TempFile => {
             // `fd, path = mkstemp(suffix=".sh")`: a new file in the temporary directory,
             // open for writing, and its path.
-            let part = |i, name, default| {
-                args.get(i, name)
-                    .and_then(Value::text)
-                    .unwrap_or(default)
-                    .to_string()
-            };
-            let (suffix, prefix, dir) = (
-                part(0, "suffix", ""),
-                part(1, "prefix", "tmp"),
-                part(2, "dir", "/tmp"),
-            );
-            let path = text_value(
-                s,
-                &format!("{dir}/{prefix}{UNKNOWN_PART}{suffix}"),
-                Taint::NONE,
-            );
+            let path = temporary_path(s, args);
             let fd = path.clone().tainted(Taint::FILE_WRITE);
             s.folder.seq(vec![fd, path])
         }
+        Api::TempDir => temporary_path(s, args),
         Api::WriteFd => {
             if let Some(fd) = args
                 .get(0, "fd")
@@ -2129,7 +2143,8 @@ pub(super) fn bytes_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 /// `runpy.run_path(p)` and friends.
 pub(super) fn run_file(s: &mut Scanner<'_>, path: &Value, at: u32) {
     match path.text() {
-        Some(text) if s.caps.is_downloaded(text) => {
+        // `runpy.run_path(dir)` runs the `__main__.py` an unpacked archive put there.
+        Some(text) if s.caps.is_downloaded(text) || s.caps.is_download_dir(text) => {
             hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High)
         }
         Some(_) if path.is_constant() => {}
@@ -2236,6 +2251,23 @@ pub(super) fn decode(
         _ => None,
     };
     decoded_value(s, decoded, taint)
+}
+
+/// The path `mkstemp` or `mkdtemp` makes: `<dir>/<prefix><?><suffix>`.
+fn temporary_path(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
+    let part = |i, name, default| {
+        args.get(i, name)
+            .and_then(Value::text)
+            .unwrap_or(default)
+            .to_string()
+    };
+    let (suffix, prefix, dir) = (
+        part(0, "suffix", ""),
+        part(1, "prefix", "tmp"),
+        part(2, "dir", "/tmp"),
+    );
+    let path = format!("{dir}/{prefix}{UNKNOWN_PART}{suffix}");
+    text_value(s, &path, Taint::NONE)
 }
 
 /// Known data encoded as base64 or hex text, keeping its taint: a payload encoded in one

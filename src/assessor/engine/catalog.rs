@@ -136,6 +136,8 @@ pub enum Api {
     OsOpen,
     /// `compile(source, ...)`: code that runs only if the code object is run.
     Compile,
+    /// `tempfile.mkdtemp`: the new directory's path.
+    TempDir,
     /// `tempfile.mkstemp`: a descriptor open for writing and the new file's path.
     TempFile,
     /// `os.write(fd, data)`.
@@ -375,6 +377,7 @@ pub fn api(name: &str) -> Option<Api> {
         "zipimport.zipimporter" => LoadSource { arg: 0 },
         "os.open" => OsOpen,
         "tempfile.mkstemp" => TempFile,
+        "tempfile.mkdtemp" => TempDir,
         "os.write" => WriteFd,
         "glob.glob" | "glob.iglob" => Listing { names_only: false },
         "os.scandir" => ScanDir,

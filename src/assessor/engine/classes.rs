@@ -35,6 +35,9 @@ pub(super) struct Class<'a> {
     fields: Option<Vec<&'a str>>,
     /// The builtin type it extends (or a base extends): `builtins.str`, `builtins.list`...
     builtin: Option<Rc<str>>,
+    /// It extends (or a base extends) a class from outside the program, whose methods
+    /// (`__len__`, `__bool__`...) are not known.
+    library_base: bool,
     /// Members set after the class statement (`setattr(cls, "do_GET", handle)` in a class
     /// decorator, `Cls.run = f`).
     set_later: Vec<(Rc<str>, Value)>,
@@ -153,6 +156,11 @@ impl<'a> Scanner<'a> {
             .find_map(|b| b.qualified_name().filter(|n| VALUE_TYPES.contains(n)))
             .map(Rc::from)
             .or_else(|| bases.iter().find_map(|b| self.class(*b)?.builtin.clone()));
+        let library_base = library_bases.iter().any(|b| {
+            !matches!(b.kind, Kind::Class(_)) && b.qualified_name() != Some("builtins.object")
+        }) || bases
+            .iter()
+            .any(|b| self.class(*b).is_some_and(|c| c.library_base));
         let console = library_bases
             .iter()
             .any(|b| b.qualified_name().is_some_and(|n| CONSOLES.contains(&n)))
@@ -175,6 +183,7 @@ impl<'a> Scanner<'a> {
             fields,
             builtin,
             console,
+            library_base,
             set_later: Vec::new(),
         });
         Value {
@@ -369,6 +378,18 @@ impl<'a> Scanner<'a> {
             };
             super::calls::code_exec(self, &args, at);
         }
+    }
+
+    /// An instance of a class of the program that says nothing of its truth (no
+    /// `__bool__`, no `__len__`, no builtin value): `while sink:` never ends on it.
+    pub(super) fn always_true(&self, value: &Value) -> bool {
+        let Kind::Instance(class, _) = value.kind else {
+            return false;
+        };
+        value.field(BUILTIN_VALUE).is_none()
+            && self.class(class).is_some_and(|c| !c.library_base)
+            && self.method_of(class, "__bool__").is_none()
+            && self.method_of(class, "__len__").is_none()
     }
 
     /// `value.attr` for a class or an instance of one: the member, a method of an

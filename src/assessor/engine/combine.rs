@@ -128,9 +128,13 @@ impl Capabilities {
     pub fn is_download_dir(&self, dir: &str) -> bool {
         let dir = dir.trim_end_matches('/');
         self.downloads.iter().any(|d| {
-            d.strip_suffix(UNKNOWN_PART)
-                .and_then(|d| d.strip_suffix('/'))
-                == Some(dir)
+            let unpacked = d
+                .strip_suffix(UNKNOWN_PART)
+                .and_then(|d| d.strip_suffix('/'));
+            // Or a folder below it (`<dir>/<top>`, the archive's top folder).
+            unpacked.is_some_and(|base| {
+                dir == base || dir.strip_prefix(base).is_some_and(|r| r.starts_with('/'))
+            })
         })
     }
 

@@ -212,7 +212,7 @@ fn with_suffix(path: &str, suffix: &str) -> String {
 
 /// A file's contents replaced (`write_bytes`): destroyed when it is one of the files
 /// found below home or the system's trees, or a system file `emptied`.
-fn overwrite(s: &mut Scanner<'_>, path: &Value, emptied: bool, at: u32) {
+pub(super) fn overwrite(s: &mut Scanner<'_>, path: &Value, emptied: bool, at: u32) {
     let Some(text) = path.text().filter(|t| t.len() <= MAX_PATH_BYTES) else {
         return;
     };

