@@ -70,6 +70,20 @@ const READING: &str = "## How programs are read
   deserialisation.
 - Programs that read their code from stdin (`bash -s`, `python3 -`) run what they are
   given there: `input=`, `communicate(data)` and writes to their `stdin`.
+- Command objects of `sh` and `plumbum` are programs: `sh.rm('-rf', p)`,
+  `sh.sudo.bake('-n').systemctl(...)`, `sh.Command(path)`, `local['curl'][url]`,
+  `plumbum.cmd.rm[...]()`, `cmd & FG` and pipelines `a | b` (read as the shell line).
+- Files reached without a name: `os.fdopen` of a `mkstemp` descriptor is the file at
+  the path `mkstemp` returned; `mkdtemp()` is a folder of the temporary directory; what
+  `ftp.retrbinary(cmd, out.write)`, `sftp.get(remote, local)` and `s3.download_file`
+  save is a download; an archive unpacked into a folder makes every file and folder
+  below it one (`runpy.run_path(dir)`, `sys.path.insert(0, dir/top)` then import run it).
+  A file written with secrets (the environment, `/etc/passwd`) is one: a command line
+  that uploads it (`curl -d @F`, `wget --post-file=F`) sends them.
+- Data encoded with `base64.b64encode`, `binascii.hexlify` or `codecs.encode` is still
+  the data: decoding it again gives it back (a pickle payload kept as base64).
+- Escape paths (`docker.sock`) written among other constants (a linter's list of risky
+  mounts) are checked where a call is given them, not where they are written.
 - Constant data is decoded and decompressed as Python would: hex, base64, base32, base85,
   Ascii85, rot13, and zlib, gzip, bz2 and lzma (the first MiB of output), also through
   `codecs.decode`.
