@@ -81,7 +81,8 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         positional: s.eval_spread(call.args()),
         keywords: call.keywords().map(|(k, e)| (k, s.eval(e))).collect(),
     };
-    check_argument_text(s, &args, at);
+    let compares = compares_only(&callee, receiver.as_ref().map(|(o, a, _)| (o, *a)));
+    check_argument_text(s, &args, compares, at);
     if let Some((object, attr, through_super)) = receiver {
         if through_super {
             // `super().m()` inside `m` calls the parent's `m`: not the method recursing.
@@ -519,15 +520,91 @@ fn partial(args: &Args<'_>) -> Value {
 }
 
 /// Indicator strings built at run time (`"docker" + ".sock"`) are checked where used.
-pub(super) fn check_argument_text(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
+/// Indicators in text given to a call. `compares`: the call only compares, searches or
+/// prints its arguments (`re.search`, `text.find`, `print`), which touches nothing.
+pub(super) fn check_argument_text(s: &mut Scanner<'_>, args: &Args<'_>, compares: bool, at: u32) {
+    if compares {
+        return;
+    }
+    let wanted = Taint::BUILT.with(Taint::ESCAPE_MARKER);
     for value in args.all() {
-        let items = value.items().unwrap_or(std::slice::from_ref(value));
-        // Literals were checked where they are written; only folded text is new, and
-        // escape paths listed among other constants are checked where a call uses them.
-        let built = (items.iter()).filter(|v| v.taint.has(Taint::BUILT.with(Taint::ESCAPE_MARKER)));
-        for text in built.filter_map(Value::text) {
-            s.check_indicators(text, at, false);
+        check_text_within(s, value, wanted, 0, at);
+    }
+}
+
+/// Literals were checked where they are written; only folded text is new, and escape
+/// paths listed among other constants are checked where a call uses them, also inside
+/// the lists and dicts it is given (`yaml.safe_dump({"volumes": [sock]})`).
+fn check_text_within(s: &mut Scanner<'_>, value: &Value, wanted: Taint, depth: u32, at: u32) {
+    const MAX_DEPTH: u32 = 6;
+    match &value.kind {
+        Kind::Text { text, .. } if value.taint.has(wanted) => {
+            let text = text.clone();
+            s.check_indicators(&text, at, false);
         }
+        Kind::Seq(items) if depth < MAX_DEPTH => {
+            for item in items.iter() {
+                check_text_within(s, item, wanted, depth + 1, at);
+            }
+        }
+        Kind::Dict(pairs) if depth < MAX_DEPTH => {
+            for (key, item) in pairs.iter() {
+                check_text_within(s, key, wanted, depth + 1, at);
+                check_text_within(s, item, wanted, depth + 1, at);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Calls that only compare, search, measure or print what they are given.
+fn compares_only(callee: &Value, receiver: Option<(&Value, &str)>) -> bool {
+    const PURE: &[&str] = &[
+        "builtins.print",
+        "builtins.len",
+        "builtins.any",
+        "builtins.all",
+        "builtins.sorted",
+        "builtins.repr",
+        "builtins.str",
+        "builtins.set",
+        "builtins.frozenset",
+    ];
+    const COMPARING: &[&str] = &[
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "critical",
+        "exception",
+        "find",
+        "rfind",
+        "index",
+        "rindex",
+        "count",
+        "startswith",
+        "endswith",
+        "search",
+        "match",
+        "fullmatch",
+        "split",
+        "__contains__",
+    ];
+    if let Some((object, method)) = receiver {
+        return matches!(object.kind, Kind::Text { .. }) || COMPARING.contains(&method);
+    }
+    match &callee.kind {
+        // The program's own function: the calls in its body are checked.
+        Kind::Function(_) => true,
+        // A builtin the rules do not follow (`len`, `max`).
+        Kind::Unknown => true,
+        _ => callee.qualified_name().is_some_and(|name| {
+            PURE.contains(&name)
+                || ["re.", "fnmatch.", "logging."]
+                    .iter()
+                    .any(|m| name.starts_with(m))
+        }),
     }
 }
 
@@ -1681,11 +1758,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::TempFile => {
             // `fd, path = mkstemp(suffix=".sh")`: a new file in the temporary directory,
             // open for writing, and its path.
-            let path = temporary_path(s, args);
+            let path = temporary_path(s, args, at);
             let fd = path.clone().tainted(Taint::FILE_WRITE);
             s.folder.seq(vec![fd, path])
         }
-        Api::TempDir => temporary_path(s, args),
+        Api::TempDir => temporary_path(s, args, at),
         Api::WriteFd => {
             if let Some(fd) = args
                 .get(0, "fd")
@@ -1715,7 +1792,8 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 Some(path) => path.text().unwrap_or(UNKNOWN_PART_STR),
                 None => ".",
             };
-            let entry = format!("{}/{UNKNOWN_PART}", dir.trim_end_matches('/'));
+            let name = super::paths::listed_name(dir);
+            let entry = format!("{}/{name}", dir.trim_end_matches('/'));
             text_value(s, &entry, Taint::LISTING)
         }
         Api::Partial => partial(args),
@@ -1838,8 +1916,10 @@ fn surveys_root_home(s: &mut Scanner<'_>, dir: Option<&Value>, at: u32) {
 
 fn listing(s: &mut Scanner<'_>, pattern: Option<&Value>, names_only: bool) -> Value {
     if names_only {
-        // Bare names, each only known at run time.
-        return text_value(s, UNKNOWN_PART_STR, Taint::LISTING);
+        // Bare names, each only known at run time (a disk's, under `/sys/block`).
+        let dir = pattern.and_then(Value::text).unwrap_or(".");
+        let name = super::paths::listed_name(dir);
+        return text_value(s, name, Taint::LISTING);
     }
     match pattern.and_then(Value::text) {
         Some(text) => {
@@ -2253,17 +2333,17 @@ pub(super) fn decode(
     decoded_value(s, decoded, taint)
 }
 
-/// The path `mkstemp` or `mkdtemp` makes: `<dir>/<prefix><?><suffix>`.
-fn temporary_path(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
-    let part = |i, name, default| {
+/// The path `mkstemp` or `mkdtemp` makes: `<dir>/<prefix><?><suffix>`; without a prefix,
+/// one that tells this call's files from another's (`tmp<at>`).
+fn temporary_path(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
+    let part = |i, name, default: &str| {
         args.get(i, name)
             .and_then(Value::text)
-            .unwrap_or(default)
-            .to_string()
+            .map_or_else(|| default.to_string(), str::to_string)
     };
     let (suffix, prefix, dir) = (
         part(0, "suffix", ""),
-        part(1, "prefix", "tmp"),
+        part(1, "prefix", &format!("tmp{at}")),
         part(2, "dir", "/tmp"),
     );
     let path = format!("{dir}/{prefix}{UNKNOWN_PART}{suffix}");
@@ -2277,7 +2357,9 @@ fn encode(s: &mut Scanner<'_>, args: &Args<'_>, hex: bool) -> Value {
         return Value::UNKNOWN;
     };
     match data.exact_text() {
-        Some(text) if text.len() <= MAX_ENCODED_BYTES => {
+        // Encoding shares the decompression budget: a payload, not a loop's worth.
+        Some(text) if text.len() <= MAX_ENCODED_BYTES && text.len() < s.decompress_budget => {
+            s.decompress_budget -= text.len();
             let encoded = match hex {
                 true => fold::hex_encode(text.as_bytes()),
                 false => fold::base64_encode(text.as_bytes()),

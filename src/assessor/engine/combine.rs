@@ -99,15 +99,26 @@ impl Capabilities {
         }
     }
 
-    /// Whether a command line names a file holding secrets this program made, alone or
-    /// attached to an option (`--post-file=F`, `-d @F`, `-F f=@F`).
+    /// Whether a command line uploads a file holding secrets this program made
+    /// (`--post-file=F`, `-d @F`, `-F f=@F`, `-T F`), named by its whole path when part of
+    /// it is only known at run time.
     pub fn names_secret_file(&self, line: &str) -> bool {
-        !self.secret_copies.is_empty()
-            && line.split_whitespace().any(|word| {
-                let word = word.trim_matches(['\'', '"']);
-                let attached = word.rsplit(['@', '=']).next().unwrap_or(word);
-                self.is_secret_copy(word) || self.is_secret_copy(attached)
+        if self.secret_copies.is_empty() {
+            return false;
+        }
+        let words: Vec<&str> = (line.split_whitespace())
+            .map(|w| w.trim_matches(['\'', '"']))
+            .collect();
+        let uploaded = words.iter().enumerate().filter_map(|(i, word)| {
+            let before = i.checked_sub(1).map(|j| words[j]);
+            uploaded_file(before, word)
+        });
+        uploaded.into_iter().any(|file| {
+            self.secret_copies.iter().any(|c| match is_partial(c) {
+                true => **c == *file,
+                false => same_file(c, file),
             })
+        })
     }
 
     /// Whether `path` names a copy of a secret file this program made.
@@ -300,6 +311,24 @@ fn decoded_then_run(caps: &Capabilities, hits: &mut Hits) {
             hits.add(rules::DECODE_EXECUTE, *at, Confidence::High);
         }
     }
+}
+
+/// The file a command-line word uploads: attached (`@F`, `f=@F`, `--post-file=F`) or
+/// after an option that takes one (`-T F`, `--upload-file F`).
+fn uploaded_file<'w>(before: Option<&str>, word: &'w str) -> Option<&'w str> {
+    const TAKES_FILE: &[&str] = &["-T", "--upload-file", "--post-file", "--body-file"];
+    if let Some(file) = word.strip_prefix('@') {
+        return Some(file);
+    }
+    if let Some((_, file)) = word.split_once("=@") {
+        return Some(file);
+    }
+    for option in TAKES_FILE.iter().filter(|o| o.starts_with("--")) {
+        if let Some(file) = word.strip_prefix(option).and_then(|r| r.strip_prefix('=')) {
+            return Some(file);
+        }
+    }
+    before.filter(|b| TAKES_FILE.contains(b)).map(|_| word)
 }
 
 /// Whether `path` is a file `import module` loads: `<name>.py` or `<name>/__init__.py`,

@@ -305,9 +305,11 @@ pub(super) fn path_method(
             if method == "rglob" {
                 parts.push(Value::UNKNOWN);
             }
-            parts.push(match pattern {
-                Some(pattern) => text_value(s, &pattern, Taint::NONE),
-                None => Value::UNKNOWN,
+            let listed = object.text().map(super::paths::listed_name);
+            parts.push(match (pattern, listed) {
+                (Some(pattern), _) => text_value(s, &pattern, Taint::NONE),
+                (None, Some(name)) => text_value(s, name, Taint::NONE),
+                (None, None) => Value::UNKNOWN,
             });
             join_paths(s, &parts, Taint::PATH.with(Taint::LISTING))
         }

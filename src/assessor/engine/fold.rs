@@ -178,7 +178,13 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 
 /// Lowercase hex of bytes (`binascii.hexlify`, `bytes.hex()`).
 pub fn hex_encode(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// The text encoding a decoder undoes.

@@ -85,7 +85,8 @@ pub(super) fn method_call(
     // `fh.truncate(0)` of a file opened for writing empties it (a system file destroyed).
     if taint.has(Taint::FILE_WRITE) && method == "truncate" {
         let size = args.get(0, "size").and_then(Value::as_int);
-        super::files::overwrite(s, object, size == Some(0), at);
+        let known = object.exact_text().is_some();
+        super::files::overwrite(s, object, known && size == Some(0), at);
         return Value::UNKNOWN;
     }
     if matches!(method, "write" | "add") && !taint.has(Taint::FILE_WRITE) {
@@ -100,9 +101,10 @@ pub(super) fn method_call(
             "extractall" => args.get(0, "path"),
             _ => args.get(1, "path"),
         };
-        // Into the working directory when not told, else where told (maybe unknown).
-        let dir = dir.map_or(".", |d| d.text().unwrap_or(super::value::UNKNOWN_PART_STR));
-        s.caps.note_unpacked(dir);
+        // Into the working directory when not told, else where told (when known, if only
+        // in part: `mkdtemp(prefix="build-")`).
+        s.caps
+            .note_unpacked(dir.and_then(Value::text).unwrap_or("."));
         return Value::UNKNOWN;
     }
     if matches!(method, "get_credentials" | "get_frozen_credentials") {
@@ -548,10 +550,16 @@ fn downloaded_to_file(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u3
             return;
         }
         "download_file" => args.get(2, "Filename"),
-        // `session.get(url, params)` is a request: only a second path-like text is a file.
-        "get" | "fget" => args
-            .get(1, "localpath")
-            .filter(|p| p.text().is_some_and(|t| !t.contains("://"))),
+        // `sftp.get("/srv/tool.py", "tool.py")`: a remote path, then a local one; not
+        // `session.get(url, params)` nor `data.get("state", "unknown")`.
+        "get" | "fget" => {
+            let remote = args.get(0, "remotepath").and_then(Value::exact_text);
+            let is_path = |t: &str| !t.contains("://") && t.contains(['/', '.']);
+            args.get(1, "localpath").filter(|p| {
+                remote.is_some_and(|r| r.contains('/') && is_path(r))
+                    && p.text().is_some_and(is_path)
+            })
+        }
         _ => None,
     };
     if let Some(local) = local.cloned() {

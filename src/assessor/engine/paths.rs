@@ -146,9 +146,7 @@ impl NormalPath<'_> {
         let unknown = |p: &&str| !p.is_empty() && p.chars().all(|c| c == UNKNOWN_PART);
         let disk = match self.parts.as_slice() {
             ["dev", "mapper" | "disk", _, ..] => true,
-            // A device found at run time (`/dev/<name>` for each name under
-            // `/sys/block`): overwriting it writes a disk.
-            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)) || unknown(name),
+            ["dev", name] => DISKS.iter().any(|d| name.starts_with(d)),
             _ => false,
         };
         let found =
@@ -218,6 +216,15 @@ impl NormalPath<'_> {
     /// configuration, system logs, kernel state, root's home (system reconnaissance).
     /// Everyday files a program reads for ordinary reasons (`/etc/hosts`, `/etc/os-release`,
     /// CA bundles, `/proc/cpuinfo`, its own `/proc/self/...`) are not.
+    /// Where the kernel lists the machine's disks (`/sys/block`, `/sys/class/block`).
+    pub fn lists_disks(&self) -> bool {
+        self.absolute
+            && matches!(
+                self.parts.as_slice(),
+                ["sys", "block"] | ["sys", "class", "block"]
+            )
+    }
+
     /// Root's home directory or anything below it (`os.listdir("/root")`).
     pub fn is_root_home(&self) -> bool {
         self.absolute && self.parts.first() == Some(&"root")
@@ -727,6 +734,15 @@ fn has_monero_address(text: &str) -> bool {
                             .starts_with(|c: char| c.is_ascii_digit() || c == 'A' || c == 'B'))
                 && word.chars().all(|c| BASE58.contains(c))
         })
+}
+
+/// The name of an entry listed in `dir`, known only at run time: under `/sys/block` it is
+/// a disk's (`sd<?>`, standing for any of them), so `/dev/<name>` is that disk.
+pub fn listed_name(dir: &str) -> &'static str {
+    match dir.len() <= 64 && normalize(dir).lists_disks() {
+        true => "sd\u{FFFD}",
+        false => UNKNOWN_PART_STR,
+    }
 }
 
 pub fn mentions_escape(text: &str) -> bool {

@@ -814,7 +814,7 @@ impl<'a> Scanner<'a> {
     /// except an escape path in a list of constant strings, flagged where a call is given it.
     fn literal(&mut self, text: &str, at: u32) -> Value {
         let deferred = self.check_indicators(text, at, self.in_pattern_list);
-        if names_cloud_credentials(text) {
+        if !self.in_pattern_list && names_cloud_credentials(text) {
             // The instance's cloud credentials, asked of the metadata service.
             self.hits.add(rules::SECRET_READ, at, Confidence::High);
             self.caps.note_secret(at);
@@ -874,10 +874,17 @@ impl<'a> Scanner<'a> {
                 _ => Piece::Unknown,
             });
         let value = self.folder.join(pieces, taint);
-        if let Some(text) = value.text() {
-            self.check_indicators(text, at, false);
+        // A listed escape path put into a message stays a pattern until a call uses it.
+        let marked = values
+            .iter()
+            .flatten()
+            .any(|v| v.taint.has(Taint::ESCAPE_MARKER));
+        match value.text().map(str::to_string) {
+            Some(text) if self.check_indicators(&text, at, marked) => {
+                value.tainted(Taint::ESCAPE_MARKER)
+            }
+            _ => value,
         }
-        value
     }
 
     /// `obj.attr = value` where the class of `obj` holds at `attr` an instance of a class
@@ -1569,7 +1576,10 @@ fn names_cloud_credentials(text: &str) -> bool {
         "instance/service-accounts/default/token",
         "metadata/identity/oauth2/token",
     ];
-    text.len() >= 24 && ENDPOINTS.iter().any(|e| text.contains(e))
+    // A URL or path, not prose (a docstring explaining the service).
+    text.len() >= 24
+        && !text.contains(char::is_whitespace)
+        && ENDPOINTS.iter().any(|e| text.contains(e))
 }
 
 /// Builtins the rules care about, with their qualified names; other unbound names are

@@ -322,3 +322,37 @@ fn the_class_of_an_instance_is_followed() {
         "class Probe:\n    _engine = eval\n    def run(self, code):\n        return self.__class__._engine(code)\nProbe().run(\"__import__('os').system('id')\")\n",
     );
 }
+
+#[test]
+fn look_alikes_found_by_the_review_stay_where_they_belong() {
+    // A docstring explaining the metadata service, and `.get(key, default)` on a
+    // response, are neither a credential read nor a download.
+    level(
+        Level::Medium,
+        "import requests\ndef doc():\n    'See http://169.254.169.254/latest/meta-data/iam/security-credentials/ for role creds.'\nprint(requests.get('https://api.github.com').status_code)\n",
+    );
+    level(
+        Level::Medium,
+        "import subprocess, requests\nr = requests.get('https://api.example.com/v1/status', timeout=10)\nmode = r.json().get('mode', 'make')\nsubprocess.run(['make', 'all'])\n",
+    );
+    // A serial port named at run time is no disk.
+    level(
+        Level::Low,
+        "port = input('port: ')\nwith open(f'/dev/{port}', 'wb') as f:\n    f.write(b'AT')\n",
+    );
+    // `curl -o F` downloads into a file of the same name; it uploads nothing.
+    silent(
+        "CRD109",
+        "import os, json, subprocess\nwith open('out/env_snapshot.json', 'w') as f:\n    json.dump(dict(os.environ), f)\nsubprocess.run(['curl', '-o', 'cache/env_snapshot.json', 'https://example.com/x.json'])\n",
+    );
+    // A linter searching for risky mounts with `re.search`, `find` and f-strings.
+    level(
+        Level::Low,
+        "import re, sys\nRISKY = ['/var/run/docker.sock', '/proc/sysrq-trigger']\nfor n, line in enumerate(open(sys.argv[1]), 1):\n    for pat in RISKY:\n        if re.search(re.escape(pat), line) or line.find(pat) >= 0:\n            print(f'{n}: mentions {pat}')\n",
+    );
+    // The same list written into a compose file mounts the socket.
+    fires(
+        "CRD106",
+        "import yaml\nsvc = {'services': {'x': {'volumes': ['/var/run/docker.sock:/var/run/docker.sock', '/:/host']}}}\nyaml.safe_dump(svc, open('docker-compose.yml', 'w'))\n",
+    );
+}
