@@ -113,8 +113,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
                     if let (ExprKind::Name(name), true) =
                         (receiver.kind(), holds_secret(&value, &args, &result))
                     {
-                        let held = s.lookup(name).tainted(Taint::SECRET);
-                        s.rebind(name, held);
+                        now_holds_secrets(s, name);
                     }
                 }
                 return result;
@@ -160,8 +159,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
                     if let (ExprKind::Name(owner), true) =
                         (owner.kind(), holds_secret(&object, &args, &result))
                     {
-                        let held = s.lookup(owner).tainted(Taint::SECRET);
-                        s.rebind(owner, held);
+                        now_holds_secrets(s, owner);
                     }
                 }
                 _ => {}
@@ -227,9 +225,14 @@ fn update_receiver<'a>(
         s.rebind(name, filled);
     }
     if holds_secret(object, args, result) {
-        let held = s.lookup(name).tainted(Taint::SECRET);
-        s.rebind(name, held);
+        now_holds_secrets(s, name);
     }
+}
+
+/// The object bound to `name` holds secrets from now on.
+fn now_holds_secrets<'a>(s: &mut Scanner<'a>, name: &'a str) {
+    let held = s.lookup(name).tainted(Taint::SECRET);
+    s.rebind(name, held);
 }
 
 /// A method given secrets (or returning them) leaves its object holding them.
