@@ -26,6 +26,14 @@ pub(super) struct Args<'a> {
 }
 
 impl Args<'_> {
+    /// One positional argument.
+    pub(super) fn one(value: Value) -> Self {
+        Args {
+            positional: vec![value],
+            keywords: Vec::new(),
+        }
+    }
+
     /// Argument by position, or by keyword name.
     pub(super) fn get(&self, index: usize, keyword: &str) -> Option<&Value> {
         self.positional.get(index).or_else(|| self.keyword(keyword))
@@ -173,10 +181,28 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         (_, ExprKind::Name(name)) => s.note_call_in_loop(name, at),
         _ => {}
     }
+    // `setattr(runner, "go", os.system)` is `runner.go = os.system`.
+    if let (Some("builtins.setattr"), Some((owner, attr)), Some(value)) = (
+        callee.qualified_name(),
+        named_attribute(call),
+        args.positional.get(2),
+    ) {
+        s.assign_attribute(owner, attr, value.clone());
+        return Value::UNKNOWN;
+    }
     s.filled_arguments.clear();
     let result = call_value(s, &callee, args, at);
     see_filled_arguments(s, call);
     result
+}
+
+/// The name and attribute of `setattr(name, "attr", ...)`, both written in the call.
+fn named_attribute<'a>(call: Call<'a>) -> Option<(&'a str, &'a str)> {
+    let mut args = call.args().iter();
+    match (args.next()?.kind(), args.next()?.kind()) {
+        (ExprKind::Name(owner), ExprKind::Str(attr)) => Some((owner, attr)),
+        _ => None,
+    }
 }
 
 /// `step(state)` where `step` fills the dict or list it is given (`st["s"] = sock`): the
@@ -269,7 +295,7 @@ pub(super) fn call_value<'a>(
             let (function, bound) = &**partial;
             if let Some(name) = function.qualified_name() {
                 if let Some(result) = call_kept_partial(s, name, bound, &mut args, at) {
-                    return result;
+                    return result.tainted(callee.taint.only(Taint::BUILT));
                 }
             }
             args.positional.splice(0..0, bound.iter().cloned());
@@ -320,6 +346,10 @@ pub(super) fn call_value<'a>(
         return command;
     }
     let api = callee.qualified_name().and_then(catalog::api);
+    if callee.taint.has(Taint::BUILT) && api.is_some_and(runs_or_destroys) {
+        // `getattr(__import__("o" + "s"), "".join(parts))(cmd)`: the call is hidden.
+        hit(s, rules::HIDDEN_CALL, at, Confidence::High);
+    }
     match (
         api,
         unbound_path_method(&callee),
@@ -338,6 +368,24 @@ pub(super) fn call_value<'a>(
         }
         _ => plain_call(s, &callee, &args, at),
     }
+}
+
+/// Calls that run code or programs, or remove or kill things: reached through a name
+/// assembled at run time, they are hidden from whoever reads the program.
+fn runs_or_destroys(api: Api) -> bool {
+    matches!(
+        api,
+        Api::CodeExec
+            | Api::Shell
+            | Api::Process
+            | Api::ProcessArgs
+            | Api::ExecProgram { .. }
+            | Api::PtySpawn
+            | Api::RunPath
+            | Api::Kill
+            | Api::Remove { .. }
+            | Api::LoadLibrary
+    )
 }
 
 /// `pathlib.Path.write_text` and the like, taken from the class: the method's name.
@@ -946,8 +994,21 @@ pub(super) fn plain_call<'a>(
                 .collect();
             Value::bounded_seq(items)
         }
+        // `json.loads('{"module": "subprocess", ...}')`: data kept as JSON text is the
+        // same data once parsed.
+        (Some("json.loads"), Some(first)) if first.exact_text().is_some() => {
+            let text = first.exact_text().unwrap_or_default();
+            match serde_json::from_str(text) {
+                Ok(json) => json_value(s, &json, 0).tainted(first.taint.data()),
+                Err(_) => Value::unknown(first.taint.data()),
+            }
+        }
         // A start-method context has the module's `Process`, `Pool` and `Queue`.
         (Some("multiprocessing.get_context"), _) => Value::name("multiprocessing"),
+        // A console of the library: its `push` and `runsource` run Python.
+        (Some("code.InteractiveConsole" | "code.InteractiveInterpreter"), _) => {
+            Value::name("code.InteractiveConsole")
+        }
         // `iter(int, 1)`: a callable that always returns its empty value never meets a
         // sentinel that differs from it.
         (Some("builtins.iter"), Some(callable))
@@ -1239,6 +1300,36 @@ fn bytes_of_ints(s: &mut Scanner<'_>, list: &Value) -> Value {
     }
 }
 
+/// Deepest JSON nesting turned into values; deeper parts are unknown.
+const MAX_JSON_DEPTH: usize = 8;
+
+/// A parsed JSON document as the value Python's `json.loads` gives.
+fn json_value(s: &mut Scanner<'_>, json: &serde_json::Value, depth: usize) -> Value {
+    use serde_json::Value as Json;
+    if depth > MAX_JSON_DEPTH {
+        return Value::UNKNOWN;
+    }
+    match json {
+        Json::String(text) => s.folder.literal(text),
+        Json::Number(n) => n.as_i64().map_or(Value::UNKNOWN, Value::int),
+        Json::Bool(b) => Value::int(i64::from(*b)),
+        Json::Null => Value {
+            kind: Kind::NoneValue,
+            taint: Taint::NONE,
+        },
+        Json::Array(items) => {
+            let items = items.iter().map(|i| json_value(s, i, depth + 1)).collect();
+            s.folder.seq(items)
+        }
+        Json::Object(pairs) => {
+            let pairs = (pairs.iter())
+                .map(|(k, v)| (s.folder.literal(k), json_value(s, v, depth + 1)))
+                .collect();
+            Value::bounded_dict(pairs)
+        }
+    }
+}
+
 /// `itertools.product(a, b, ...)` of known lists: every combination, as tuples, while
 /// there are at most `MAX_MAPPED_ITEMS` of them.
 fn product(s: &mut Scanner<'_>, lists: &[Value]) -> Value {
@@ -1303,6 +1394,15 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
     let taint = args.data_taint();
     match api {
         Api::CodeExec => code_exec(s, args, at),
+        Api::HostRange => Value::unknown(args.data_taint().with(Taint::HOST_RANGE)),
+        Api::Interact => {
+            if let Some(read) = args.get(1, "readfunc").cloned() {
+                let prompt = s.folder.literal(">>> ");
+                let line = call_value(s, &read, Args::one(prompt), at);
+                run_console_line(s, line, at);
+            }
+            Value::UNKNOWN
+        }
         Api::Operator(op) => match (args.positional.first(), args.positional.get(1)) {
             (Some(left), Some(right)) => s.binary(left.clone(), op, right.clone()),
             _ => Value::unknown(taint),
@@ -1312,8 +1412,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             // object is what `exec` and `eval` are checked for.
             let source = args.get(0, "source");
             let hidden = taint.has(Taint::DECODED.with(Taint::NETWORK));
+            // The code object keeps what is known of its source, for `exec` to read.
             match source.filter(|v| v.exact_text().is_none() && !hidden) {
-                Some(source) => Value::unknown(source.deep_taint().data()),
+                Some(source) => source.clone(),
                 None => code_exec(s, args, at),
             }
         }
@@ -1506,6 +1607,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::SocketPair => Value::unknown(Taint::SOCKET),
         Api::SocketConnect => {
             network(s, at);
+            scans(s, args.get(0, "address"), at);
             send_out(s, args, at, Sending::Data);
             s.caps.socket_connect.get_or_insert(at);
             Value::unknown(Taint::SOCKET.with(Taint::NETWORK))
@@ -1580,6 +1682,29 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 }
             }
             Value::unknown(taint)
+        }
+        Api::Truncate { descriptor } => {
+            let file = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
+            if !descriptor {
+                file_access(s, &file, Access::Write, at);
+            }
+            let size = args.get(1, "length").and_then(Value::as_int);
+            let writable = !descriptor || file.taint.has(Taint::FILE_WRITE);
+            let known = file.exact_text().is_some();
+            super::files::overwrite(s, &file, writable && known && size == Some(0), at);
+            Value::UNKNOWN
+        }
+        Api::Chown => {
+            let path = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
+            file_access(s, &path, Access::Write, at);
+            let to_root = match args.get(1, "uid").or(args.keyword("user")) {
+                Some(user) => user.as_int() == Some(0) || user.exact_text() == Some("root"),
+                None => false,
+            };
+            if let (true, Some(text)) = (to_root, path.text()) {
+                s.caps.note_root_owned(text);
+            }
+            Value::UNKNOWN
         }
         Api::Chmod => {
             let path = args.get(0, "path").cloned().unwrap_or(Value::UNKNOWN);
@@ -1813,9 +1938,13 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             [key] => method_partial(ITEM_GETTER, "", vec![key.clone()]),
             _ => Value::UNKNOWN,
         },
-        Api::AttrGetter => match args.positional.first().and_then(Value::exact_text) {
-            Some(path) => method_partial(ATTR_GETTER, path, Vec::new()),
-            None => Value::UNKNOWN,
+        Api::AttrGetter => match args.positional.first() {
+            // An assembled name (`attrgetter("".join(parts))`) stays marked as such.
+            Some(path) if path.exact_text().is_some() => {
+                let name = path.exact_text().unwrap_or_default();
+                method_partial(ATTR_GETTER, name, Vec::new()).tainted(path.taint.only(Taint::BUILT))
+            }
+            _ => Value::UNKNOWN,
         },
         Api::MethodCaller => match args.positional.split_first() {
             Some((name, bound)) => match name.exact_text() {
@@ -2090,6 +2219,41 @@ pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
     s.caps.note_network(at);
 }
 
+/// A connection to one address of a network's range (`(str(host), 22)` for each host of
+/// `ip_network(...)`, `f"192.168.1.{i}"`): the program sweeps the network.
+pub(super) fn scans(s: &mut Scanner<'_>, address: Option<&Value>, at: u32) {
+    let Some(address) = address else {
+        return;
+    };
+    let host = match address.items() {
+        Some([host, ..]) => host,
+        _ => address,
+    };
+    if host.deep_taint().has(Taint::HOST_RANGE) || host.text().is_some_and(is_partial_address) {
+        hit(s, rules::NETWORK_SCAN, at, Confidence::High);
+    }
+}
+
+/// `10.0.0.<?>`: an IPv4 address whose last parts are computed.
+fn is_partial_address(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    parts.len() == 4
+        && parts[0].parse::<u8>().is_ok()
+        && parts.iter().any(|p| p.contains(UNKNOWN_PART))
+        && parts
+            .iter()
+            .all(|p| p.parse::<u8>().is_ok() || *p == UNKNOWN_PART_STR)
+}
+
+/// A line a console read is run as Python; read from a connection, the console is a
+/// Python prompt served to whoever is at the other end.
+pub(super) fn run_console_line(s: &mut Scanner<'_>, line: Value, at: u32) {
+    if line.deep_taint().has(Taint::NETWORK) {
+        s.caps.shell_wiring.push(at);
+    }
+    code_exec(s, &Args::one(line), at);
+}
+
 pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     let code = args.get(0, "source").cloned().unwrap_or(Value::UNKNOWN);
     let taint = code.deep_taint();
@@ -2097,19 +2261,19 @@ pub(super) fn code_exec(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value 
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
         // What it decodes to is analysed too (a decoded reverse shell is also one).
         if let Some(text) = code.exact_text() {
-            s.nested_sources.push((text.into(), at));
+            s.nested_sources.push((text.into(), at, true));
         }
     } else if taint.has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     } else if let Some(text) = code.exact_text() {
-        s.nested_sources.push((text.into(), at));
+        s.nested_sources.push((text.into(), at, true));
     } else if code.qualified_name().is_none() {
         hit(s, rules::DYNAMIC_CODE, at, Confidence::High);
         // Code with run-time parts (`"import {m}; {m}.run({a!r})".format(...)`): its known
         // parts are still code, analysed with each unknown part read as a name.
         if let Some(text) = code.text().filter(|t| t.chars().any(|c| c != UNKNOWN_PART)) {
             s.nested_sources
-                .push((text.replace(UNKNOWN_PART, "_").into(), at));
+                .push((text.replace(UNKNOWN_PART, "_").into(), at, true));
         }
     }
     // `compile` returns a code object that keeps where its source came from; code known
@@ -2249,11 +2413,15 @@ pub(super) fn import_by_name(
     if let Some(name) = name {
         s.caps.note_import(name, at);
     }
+    // `__import__("".join(["o", "s"]))`: a module named by assembled text is hidden.
+    let assembled = args
+        .get(0, "name")
+        .map_or(Taint::NONE, |n| n.taint.only(Taint::BUILT));
     match name {
         Some(name) if top_level => {
-            Value::name(canonical_module(name.split('.').next().unwrap_or(name)))
+            Value::name(canonical_module(name.split('.').next().unwrap_or(name))).tainted(assembled)
         }
-        Some(name) => Value::name(&canonical_name(name)),
+        Some(name) => Value::name(&canonical_name(name)).tainted(assembled),
         None => {
             hit(s, rules::DYNAMIC_IMPORT, at, Confidence::High);
             // Whatever it names, it may be code a download put on `sys.path`.
@@ -2288,7 +2456,12 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     let object = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
     let name = args.positional.get(1);
     match (name.and_then(Value::exact_text), object.qualified_name()) {
-        (Some(attr), Some(_)) => s.attribute(&object, attr),
+        // `getattr(os, "sy" + "stem")`: a name assembled to be hidden stays marked so.
+        (Some(attr), Some(_)) => {
+            let assembled = name.map_or(Taint::NONE, |n| n.taint).with(object.taint);
+            s.attribute(&object, attr)
+                .tainted(assembled.only(Taint::BUILT))
+        }
         // `getattr(runner, name)` on the program's own objects: as `runner.<name>` reads
         // it (fields, properties, descriptors, `__getattr__`).
         (Some(attr), None) if matches!(object.kind, Kind::Instance(..) | Kind::Class(_)) => {

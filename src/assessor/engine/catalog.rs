@@ -12,6 +12,10 @@ use super::parser::BinOp;
 pub enum Api {
     /// `exec`, `eval`, `compile`: the first argument is code.
     CodeExec,
+    /// `code.interact(readfunc=f)`: runs each line `f` returns as Python.
+    Interact,
+    /// `ipaddress.ip_network(...)`: a network, whose addresses a scan goes through.
+    HostRange,
     /// `runpy.run_path`: runs the file at the first argument.
     RunPath,
     /// `__import__` (returns the top package) or `importlib.import_module`.
@@ -103,7 +107,14 @@ pub enum Api {
     WriteTo {
         arg: usize,
     },
+    /// `os.truncate(path, n)` or `os.ftruncate(fd, n)`: cuts a file to `n` bytes (to
+    /// nothing at 0); the descriptor must have been opened for writing.
+    Truncate {
+        descriptor: bool,
+    },
     Chmod,
+    /// `os.chown(path, uid, gid)`: to uid 0, the file is root's.
+    Chown,
     SetId,
     /// Enters or creates namespaces, changes the root (`os.setns`, `os.chroot`), or
     /// drives the container engine through its socket (`docker.from_env()`).
@@ -238,6 +249,12 @@ pub fn api(name: &str) -> Option<Api> {
     use Api::*;
     Some(match name {
         "builtins.exec" | "builtins.eval" => CodeExec,
+        "ipaddress.ip_network" | "ipaddress.IPv4Network" | "ipaddress.IPv6Network" => HostRange,
+        // A console's `push` and `runsource` run the line they are given as Python.
+        "code.InteractiveConsole.push"
+        | "code.InteractiveConsole.runsource"
+        | "code.InteractiveConsole.runcode" => CodeExec,
+        "code.interact" => Interact,
         "builtins.compile" => Compile,
         // A function made from a code object runs that code when called.
         "types.FunctionType" | "types.LambdaType" => CodeExec,
@@ -495,14 +512,27 @@ pub fn api(name: &str) -> Option<Api> {
         "netrc.netrc" => ReadsFile {
             default: "~/.netrc",
         },
+        // Every account or group of the host, as reading the files would list them (one
+        // entry by name or id, `getpwuid(os.getuid())`, is the program's own business).
+        "pwd.getpwall" => ReadsFile {
+            default: "/etc/passwd",
+        },
+        "grp.getgrall" => ReadsFile {
+            default: "/etc/group",
+        },
+        "spwd.getspall" | "spwd.getspnam" => ReadsFile {
+            default: "/etc/shadow",
+        },
         "os.remove" | "os.unlink" | "os.rmdir" | "os.removedirs" => Remove { tree: false },
         "shutil.rmtree" => Remove { tree: true },
-        "os.mkdir" | "os.makedirs" | "os.truncate" | "os.chown" | "os.lchown" | "os.mknod"
-        | "os.mkfifo" => WriteTo { arg: 0 },
+        "os.mkdir" | "os.makedirs" | "os.mknod" | "os.mkfifo" => WriteTo { arg: 0 },
         "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"
         | "os.rename" | "os.replace" | "os.renames" | "os.symlink" | "os.link" => {
             WriteTo { arg: 1 }
         }
+        "os.chown" | "os.lchown" | "shutil.chown" => Chown,
+        "os.truncate" => Truncate { descriptor: false },
+        "os.ftruncate" => Truncate { descriptor: true },
         "os.chmod" | "os.lchmod" => Chmod,
         "os.setuid" | "os.setgid" | "os.seteuid" | "os.setegid" | "os.setreuid" | "os.setregid"
         | "os.setresuid" | "os.setresgid" | "os.setgroups" | "os.initgroups" => SetId,

@@ -368,15 +368,7 @@ impl<'a> Scanner<'a> {
         if let Some(raw_input) = self.method_of(class, "raw_input") {
             let prompt = self.folder.literal(">>> ");
             let line = self.call_function(raw_input, &[console.clone(), prompt], &[]);
-            if line.deep_taint().has(Taint::NETWORK) {
-                // A Python prompt served to whoever is at the other end of a connection.
-                self.caps.shell_wiring.push(at);
-            }
-            let args = super::calls::Args {
-                positional: vec![line],
-                keywords: Vec::new(),
-            };
-            super::calls::code_exec(self, &args, at);
+            super::calls::run_console_line(self, line, at);
         }
     }
 

@@ -56,6 +56,10 @@ pub struct Capabilities {
     /// Where the user's own SSH key (in `~/.ssh`) was first loaded by an SSH library: the
     /// program's credential for its host when it connects anywhere, else a secret read.
     pub key_loaded: Option<u32>,
+    /// Files given to root (`os.chown(path, 0, 0)`) and copies of a shell or an
+    /// interpreter, by path: setuid, either is a way back to root.
+    pub root_owned: Vec<Rc<str>>,
+    pub shell_copies: Vec<Rc<str>>,
 }
 
 /// Most imports and written files remembered: enough for any real program's own.
@@ -119,6 +123,26 @@ impl Capabilities {
                 false => same_file(c, file),
             })
         })
+    }
+
+    pub fn note_root_owned(&mut self, path: &str) {
+        if self.root_owned.len() < MAX_REMEMBERED {
+            self.root_owned.push(path.into());
+        }
+    }
+
+    pub fn is_root_owned(&self, path: &str) -> bool {
+        self.root_owned.iter().any(|c| same_file(c, path))
+    }
+
+    pub fn note_shell_copy(&mut self, path: &str) {
+        if self.shell_copies.len() < MAX_REMEMBERED {
+            self.shell_copies.push(path.into());
+        }
+    }
+
+    pub fn is_shell_copy(&self, path: &str) -> bool {
+        self.shell_copies.iter().any(|c| same_file(c, path))
     }
 
     /// Whether `path` names a copy of a secret file this program made.

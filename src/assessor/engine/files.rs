@@ -70,6 +70,9 @@ pub(super) fn note_copy(s: &mut Scanner<'_>, from: &str, to: &str) {
         normal.is_secret() || normal.is_system_recon() || s.caps.is_secret_copy(from)
     };
     s.caps.note_copied(from, to, secret);
+    if from.len() <= MAX_PATH_BYTES && normalize(from).is_shell_or_interpreter() {
+        s.caps.note_shell_copy(to);
+    }
 }
 
 /// The path's text, with the program's own pid read as `self`: `f"/proc/{os.getpid()}/status"`
@@ -93,7 +96,11 @@ pub(super) fn file_access(s: &mut Scanner<'_>, path: &Value, access: Access, at:
         s.caps.forget_pickled(text);
     }
     let path = normalize(text);
-    let checks: [(bool, &'static Rule); 7] = [
+    let checks: [(bool, &'static Rule); 8] = [
+        (
+            access == Access::Write && path.is_account_database(),
+            rules::PRIVILEGE_ESCALATION,
+        ),
         (
             access == Access::Read && path.is_secret(),
             rules::SECRET_READ,
@@ -155,6 +162,17 @@ pub(super) fn chmod(s: &mut Scanner<'_>, path: &Value, mode: Option<i64>, at: u3
     let mode = mode.unwrap_or(0);
     if mode & 0o6000 != 0 {
         hit(s, rules::SETID_BITS, at, Confidence::High);
+    }
+    // Setuid on a shell, an interpreter, a copy of one, or a file the program gave to
+    // root: a way back to root for anyone.
+    let setuid_root = mode & 0o4000 != 0
+        && path.text().is_some_and(|text| {
+            normalize(text).is_shell_or_interpreter()
+                || s.caps.is_root_owned(text)
+                || s.caps.is_shell_copy(text)
+        });
+    if setuid_root {
+        hit(s, rules::PRIVILEGE_ESCALATION, at, Confidence::High);
     }
     if let Some(text) = path.text() {
         if mode & 0o111 != 0 {

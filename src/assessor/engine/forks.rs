@@ -80,6 +80,12 @@ struct LoopFrame {
     bounded: bool,
     /// It can end (`break`, `return`).
     exits: bool,
+    /// It ends from an `except` handler (when something fails: the disk is full), or
+    /// from its body.
+    exits_on_error: bool,
+    exits_cleanly: bool,
+    /// It waits for something (`accept`, `sleep`, `join`, `get`...).
+    waits: bool,
     /// It waits for a child to end (`wait`, `join`...): forks one at a time.
     waits_for_child: bool,
     /// Where it first grows a list or a file by big data (`append`, `extend`, `write`).
@@ -406,6 +412,11 @@ impl<'a> Scanner<'a> {
         if let (Some(at), true, false) = (frame.grows, forever, frame.bounded) {
             self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
+        // Writing a megabyte or more each pass until a write fails fills the disk.
+        let until_it_fails = frame.exits_on_error && !frame.exits_cleanly && !frame.waits;
+        if let (Some(at), true, true) = (frame.grows, forever, until_it_fails) {
+            self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
+        }
         // Growth by small pieces, pass after pass with nothing to wait for, ends the same
         // way, only later. A generator's loop goes only as far as its consumer pulls.
         let unpaced = forever
@@ -507,6 +518,10 @@ impl<'a> Scanner<'a> {
             if let Some(frame) = self.forks.loops.last_mut() {
                 frame.bounded = true;
                 frame.exits = true;
+                match frame.handlers {
+                    0 => frame.exits_cleanly = true,
+                    _ => frame.exits_on_error = true,
+                }
             }
         }
     }
@@ -616,6 +631,7 @@ impl<'a> Scanner<'a> {
         }
         if WAITS.contains(&last) && !builds_text && frame.handlers == 0 {
             frame.bounded = true;
+            frame.waits = true;
             frame.waits_for_child |= CHILD_WAITS.contains(&last);
         } else if ENDS.contains(&last) {
             frame.child_ends = true;

@@ -113,6 +113,9 @@ pub(super) fn method_call(
     }
     if taint.has(Taint::SOCKET) {
         send_out(s, args, at, Sending::Data);
+        if matches!(method, "connect" | "connect_ex") {
+            super::calls::scans(s, args.get(0, "address"), at);
+        }
         return socket_method(s, object, method, at);
     }
     if taint.has(Taint::NETWORK) {

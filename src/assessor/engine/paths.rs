@@ -399,6 +399,51 @@ impl NormalPath<'_> {
         }
     }
 
+    /// Who may be root: the account databases and sudo's rules (`/etc/sudoers.d/*`).
+    pub fn is_account_database(&self) -> bool {
+        let file = |name: &str| self.parts.len() == 2 && self.starts(&["etc", name]);
+        ["passwd", "shadow", "group", "gshadow", "sudoers"]
+            .iter()
+            .any(|name| file(name))
+            || self.parts.len() > 2 && self.starts(&["etc", "sudoers.d"])
+    }
+
+    /// A shell or an interpreter (`/bin/bash`, `/usr/bin/python3`): setuid, it runs
+    /// anything as its owner.
+    pub fn is_shell_or_interpreter(&self) -> bool {
+        self.last().is_some_and(|name| {
+            let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+            matches!(
+                name,
+                "sh" | "bash"
+                    | "dash"
+                    | "zsh"
+                    | "ksh"
+                    | "csh"
+                    | "tcsh"
+                    | "fish"
+                    | "ash"
+                    | "busybox"
+                    | "python"
+                    | "perl"
+                    | "ruby"
+                    | "php"
+                    | "node"
+                    | "lua"
+                    | "find"
+                    | "vim"
+                    | "vi"
+                    | "env"
+                    | "awk"
+                    | "gawk"
+                    | "nmap"
+                    | "less"
+                    | "more"
+                    | "cp"
+            )
+        })
+    }
+
     pub fn is_persistence(&self) -> bool {
         const RC_FILES: &[&str] = &[
             ".bashrc",

@@ -107,8 +107,8 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
     if drop_elsewhere {
         drop_deep_tree(module);
     }
-    for (code, at) in nested {
-        list.extend(analyse_nested(&code, at, level, run));
+    for (code, at, evaluated) in nested {
+        list.extend(analyse_nested(&code, (at, evaluated), level, run));
     }
     list
 }
@@ -235,9 +235,23 @@ pub fn normalised_code_sha256(source: &str) -> String {
     normalised_hash(&parser::parse(source), source)
 }
 
+/// Whether code imports a module (`import os`, `__import__("os")`, `importlib`): an import
+/// inside a string handed to `exec` or `eval` is hidden from whoever reads the program.
+fn imports(code: &str) -> bool {
+    code.contains("__import__")
+        || code.contains("importlib")
+        || code.lines().any(|line| {
+            let line = line.trim_start();
+            line.starts_with("import ") || line.starts_with("from ") && line.contains(" import ")
+        })
+        || code.contains("; import ")
+}
+
 /// Analyses a constant string handed to `exec`/`eval` as code; its hits are reported at
 /// the call. Syntax errors inside it are not findings (`eval` takes expressions too).
-fn analyse_nested(code: &str, at: u32, level: u32, run: &mut Run) -> Vec<Hit> {
+/// `evaluated`: handed to `exec` or `eval`, where an import is hidden too (not given to
+/// `python -c` on a command line anyone can read).
+fn analyse_nested(code: &str, (at, evaluated): (u32, bool), level: u32, run: &mut Run) -> Vec<Hit> {
     if level >= MAX_NESTED_SOURCES || code.len() > run.nested_budget {
         return vec![hit(rules::DYNAMIC_CODE, at)];
     }
@@ -247,10 +261,11 @@ fn analyse_nested(code: &str, at: u32, level: u32, run: &mut Run) -> Vec<Hit> {
         .filter(|h| h.rule.id != rules::SYNTAX_ERROR.id)
         .map(|h| Hit { at, ..h })
         .collect();
-    let hides_a_call = hits.iter().any(|h| {
-        h.rule.class == rules::Class::Behavioural
-            && (h.rule.severity >= Level::Medium || h.rule.id == rules::SUBPROCESS.id)
-    });
+    let hides_a_call = evaluated && imports(code)
+        || hits.iter().any(|h| {
+            h.rule.class == rules::Class::Behavioural
+                && (h.rule.severity >= Level::Medium || h.rule.id == rules::SUBPROCESS.id)
+        });
     if hides_a_call {
         hits.push(hit(rules::HIDDEN_CALL, at));
     }

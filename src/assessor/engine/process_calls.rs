@@ -226,7 +226,8 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFacts, at: u32) {
-    let checks: [(bool, &'static Rule); 14] = [
+    let checks: [(bool, &'static Rule); 15] = [
+        (facts.privilege_escalation, rules::PRIVILEGE_ESCALATION),
         (facts.system_read && !facts.secret_read, rules::SYSTEM_READ),
         (facts.decode_then_run, rules::DECODE_EXECUTE),
         (facts.privilege, rules::PRIVILEGE_COMMAND),
@@ -264,7 +265,7 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
         s.caps.note_written(path, Taint::NETWORK);
     }
     for code in &facts.python_sources {
-        s.nested_sources.push((code.as_str().into(), at));
+        s.nested_sources.push((code.as_str().into(), at, false));
     }
 }
 

@@ -79,6 +79,8 @@ rules! {
         "Starting processes or threads in a loop that never ends, or a thousand of them, or forking for ten passes or more (each child forks on), or a function (in Python or the shell) that starts itself twice or more per call, without waiting, exhausts the process table and memory of everything on the machine.";
     RESOURCE_BOMB = "CRD112", Blocked, Behavioural, Some("CWE-400"), "Memory or disk bomb",
         "A loop that never ends, waits for nothing and only grows a list, a dict or a file takes all the memory or disk the sandbox shares with other jobs.";
+    PRIVILEGE_ESCALATION = "CRD113", Blocked, Behavioural, Some("CWE-269"), "Plants a way to root",
+        "A setuid copy of a shell or a root-owned setuid program, a sudoers rule, a changed account database (passwd, shadow, group) or capabilities granted to an interpreter let anyone act as root later.";
 
     PRIVILEGE_COMMAND = "CRD201", High, Privileged, Some("CWE-250"), "sudo or su invoked",
         "Asking for root through sudo, su, doas or pkexec tries to leave the sandbox's unprivileged user.";
@@ -102,6 +104,8 @@ rules! {
         "Hooking the keyboard or reading input devices (`/dev/input`) captures everything typed, passwords included.";
     RAW_SOCKET = "CRD211", High, Privileged, Some("CWE-250"), "Opens a raw socket",
         "Raw and packet sockets craft or capture any traffic on the host's interfaces, which needs privileges a job should not have.";
+    NETWORK_SCAN = "CRD212", High, Behavioural, Some("CWE-200"), "Scans a network",
+        "Connecting to every address of a network, or resolving or transferring a whole zone, maps what else is reachable from the sandbox (network reconnaissance).";
 
     SHELL_INJECTION = "CRD301", Medium, Behavioural, Some("CWE-78"), "Shell command built at run time",
         "A shell command assembled from run-time values, or a program named by the environment, the command line or input, can run anything that value contains.";

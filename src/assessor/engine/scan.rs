@@ -38,8 +38,9 @@ pub struct Scanner<'a> {
     pub folder: Folder,
     pub hits: Hits,
     pub caps: Capabilities,
-    /// Constant code strings passed to `exec`/`eval`, and where.
-    pub nested_sources: Vec<(Rc<str>, u32)>,
+    /// Constant code strings passed to `exec`/`eval` (true) or to `python -c` (false),
+    /// and where.
+    pub nested_sources: Vec<(Rc<str>, u32, bool)>,
     depth: u32,
     pub too_deep: Option<u32>,
     /// Bytes of command lines still to be read by `shell::analyse`.
@@ -441,28 +442,7 @@ impl<'a> Scanner<'a> {
             }
             ExprKind::Attribute { value: owner, attr } => {
                 if let ExprKind::Name(owner) = owner.kind() {
-                    if self.write_descriptor(owner, attr, &value) {
-                        return;
-                    }
-                    if let Kind::Class(class) = self.lookup(owner).kind {
-                        self.set_class_member(class, attr, value.clone());
-                    }
-                    if self.attributes.len() < MAX_TRACKED_ATTRIBUTES {
-                        // Remembered for the class too: the instance read through another
-                        // name (a descriptor's `obj.path`) has it.
-                        let class = match self.lookup(owner).kind {
-                            Kind::Instance(class, _) => Some(class),
-                            _ => None,
-                        };
-                        if let (Some(class), true) = (
-                            class,
-                            self.instance_attributes.len() < MAX_TRACKED_ATTRIBUTES,
-                        ) {
-                            self.instance_attributes
-                                .insert((class, attr), value.clone());
-                        }
-                        self.attributes.insert((owner, attr), value);
-                    }
+                    self.assign_attribute(owner, attr, value);
                 }
             }
             ExprKind::Subscript {
@@ -768,6 +748,28 @@ impl<'a> Scanner<'a> {
     /// The value last assigned to `name.attr` (`self.sock = socket.socket()`), if any.
     /// Binds `owner.attr` (an instance's attribute as its methods see it through their
     /// first parameter) and returns what it was bound to before.
+    /// `owner.attr = value`, or `setattr(owner, "attr", value)`: a descriptor's `__set__`
+    /// runs, a class of the program has the member, and the name's attribute is remembered
+    /// (for its class too, so the instance read through another name has it).
+    pub(super) fn assign_attribute(&mut self, owner: &'a str, attr: &'a str, value: Value) {
+        if self.write_descriptor(owner, attr, &value) {
+            return;
+        }
+        if let Kind::Class(class) = self.lookup(owner).kind {
+            self.set_class_member(class, attr, value.clone());
+        }
+        if self.attributes.len() >= MAX_TRACKED_ATTRIBUTES {
+            return;
+        }
+        if let Kind::Instance(class, _) = self.lookup(owner).kind {
+            if self.instance_attributes.len() < MAX_TRACKED_ATTRIBUTES {
+                self.instance_attributes
+                    .insert((class, attr), value.clone());
+            }
+        }
+        self.attributes.insert((owner, attr), value);
+    }
+
     pub(super) fn set_attribute(
         &mut self,
         owner: &'a str,

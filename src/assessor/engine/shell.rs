@@ -25,6 +25,9 @@ pub struct CommandFacts {
     pub kills_others: bool,
     pub mining: bool,
     pub setid_bits: bool,
+    /// Plants a way to root: setuid on a shell, a sudoers or account-database write,
+    /// a user added to an admin group, capabilities given to an interpreter.
+    pub privilege_escalation: bool,
     pub secret_read: bool,
     /// Names a sensitive system file (`cat /etc/passwd`).
     pub system_read: bool,
@@ -611,9 +614,21 @@ impl<'t> Simple<'t> {
         if let Some(inner) = self.inner {
             analyse_into(inner, depth + 1, facts);
         }
+        if self.only_describes_itself() {
+            return;
+        }
         self.check_files(facts);
         self.check_by_name(depth, own_pids, facts);
         self.check_inline_code(facts);
+    }
+
+    /// `docker --version`, `mount --help`: the program prints its version or usage and
+    /// does nothing else.
+    fn only_describes_itself(&self) -> bool {
+        !self.args.is_empty()
+            && self.inner.is_none()
+            && self.writes.is_empty()
+            && (self.args.iter()).all(|a| matches!(*a, "--version" | "-version" | "--help"))
     }
 
     /// `python3 -c CODE` is handed back as Python; `perl -e`, `ruby -e`, `php -r` and
@@ -641,6 +656,7 @@ impl<'t> Simple<'t> {
     fn check_files(&self, facts: &mut CommandFacts) {
         for target in &self.writes {
             let path = normalize(target);
+            facts.privilege_escalation |= path.is_account_database();
             facts.persistence |= path.is_persistence();
             facts.system_write |= path.is_protected();
         }
@@ -665,8 +681,26 @@ impl<'t> Simple<'t> {
             | "sed" | "mkdir" | "chattr" => self.check_writes(facts),
             "chmod" => {
                 self.check_writes(facts);
-                facts.setid_bits |= self.args.iter().any(|a| is_setid_mode(a));
+                let setid = self.args.iter().any(|a| is_setid_mode(a));
+                facts.setid_bits |= setid;
+                facts.privilege_escalation |= setid
+                    && self
+                        .operands()
+                        .any(|a| normalize(a).is_shell_or_interpreter());
             }
+            // Membership of these groups is root by another name.
+            "usermod" | "gpasswd" | "adduser" | "useradd" => {
+                facts.privilege_escalation |= self.args.iter().any(|a| {
+                    a.split(',').any(|g| {
+                        matches!(
+                            g,
+                            "sudo" | "wheel" | "admin" | "root" | "docker" | "lxd" | "disk"
+                        )
+                    })
+                }) || name == "useradd" && self.has_flag("-o");
+                facts.system_write = true;
+            }
+            "chpasswd" | "visudo" => facts.privilege_escalation = true,
             "crontab" => facts.persistence |= !self.has_flag("-l"),
             "systemctl" => {
                 facts.persistence |= self.operands().any(|a| a == "enable" || a == "link");
@@ -689,7 +723,20 @@ impl<'t> Simple<'t> {
             }
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
             | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,
-            "setcap" | "capsh" => facts.capabilities = true,
+            // Who logged in, from where, and who failed to.
+            "last" | "lastb" | "lastlog" | "faillog" => facts.system_read = true,
+            "getent" => {
+                facts.system_read |= matches!(self.operands().next(), Some("passwd" | "group"));
+                facts.secret_read |= matches!(self.operands().next(), Some("shadow" | "gshadow"));
+            }
+            "setcap" | "capsh" => {
+                facts.capabilities = true;
+                // `setcap cap_setuid+ep /usr/bin/python3`: the interpreter may become root.
+                facts.privilege_escalation |= name == "setcap"
+                    && self
+                        .operands()
+                        .any(|a| normalize(a).is_shell_or_interpreter());
+            }
             // Password stores asked for what they hold: macOS's keychain (`-w` prints
             // the password) and the Secret Service of Linux desktops.
             "security" => {
@@ -795,6 +842,15 @@ impl<'t> Simple<'t> {
     }
 
     fn check_writes(&self, facts: &mut CommandFacts) {
+        // `cp /etc/passwd backup/` reads the account database; only its last operand is
+        // written.
+        let copies = matches!(self.name.as_str(), "cp" | "mv" | "install" | "ln");
+        let written = match copies {
+            true => self.operands().last(),
+            false => self.operands().find(|a| normalize(a).is_account_database()),
+        };
+        facts.privilege_escalation |=
+            self.name != "chmod" && written.is_some_and(|a| normalize(a).is_account_database());
         for operand in self.operands() {
             let path = normalize(operand);
             facts.persistence |= path.is_persistence();

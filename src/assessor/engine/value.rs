@@ -87,6 +87,9 @@ impl Taint {
     /// among other constant strings (`RISKY_MOUNTS = ("/var/run/docker.sock", ...)`): a
     /// pattern to compare against until some call is given it.
     pub const ESCAPE_MARKER: Taint = Taint(1 << 24);
+    /// Addresses of a whole network (`ip_network(...).hosts()`, `f"10.0.0.{i}"`):
+    /// connecting to each sweeps the network.
+    pub const HOST_RANGE: Taint = Taint(1 << 25);
 
     /// Processes, the program's children or others': a list of them holds what each is.
     pub const PROCESSES: Taint = Taint(Self::FOREIGN_PROCESS.0 | Self::CHILD.0);
@@ -101,7 +104,8 @@ impl Taint {
             | Self::EXTERNAL.0
             | Self::OWN_SCRIPT.0
             | Self::BIG.0
-            | Self::ENVIRONMENT.0,
+            | Self::ENVIRONMENT.0
+            | Self::HOST_RANGE.0,
     );
 
     pub fn has(self, other: Taint) -> bool {

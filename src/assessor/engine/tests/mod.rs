@@ -67,7 +67,9 @@ fn on_stack(bytes: usize, f: impl FnOnce() -> Assessment + Send + 'static) -> As
 
 mod benign;
 mod blocked;
+mod escalation;
 mod flow;
+mod hiding;
 mod high;
 mod medium_low;
 mod origin;
