@@ -235,6 +235,7 @@ fn every_issue_family_is_in_the_corpus() {
         "privilege_command",
         "set_id",
         "setid_bits",
+        "privilege_escalation",
         "system_write",
         "secret_read",
         "ctypes_libc",

@@ -143,6 +143,9 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         s.forks.fresh_receiver = fresh;
         let result = method_call(s, &object, attr, &args, at);
         s.forks.fresh_receiver = false;
+        if object.taint.has(Taint::NETWORK) && attr == "setopt" {
+            fills_with_download(s, call, &args);
+        }
         if let ExprKind::Attribute { value, .. } = func.kind() {
             match value.kind() {
                 ExprKind::Name(name) => update_receiver(s, name, &object, attr, &args, &result),
@@ -194,6 +197,23 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
     let result = call_value(s, &callee, args, at);
     see_filled_arguments(s, call);
     result
+}
+
+/// `curl.setopt(pycurl.WRITEDATA, buf)` (or `WRITEFUNCTION, buf.write`): what the
+/// transfer fetches is written into `buf`.
+fn fills_with_download<'a>(s: &mut Scanner<'a>, call: Call<'a>, args: &Args<'a>) {
+    let option = args.positional.first().and_then(Value::qualified_name);
+    if !matches!(option, Some("pycurl.WRITEDATA" | "pycurl.WRITEFUNCTION")) {
+        return;
+    }
+    let target = call.args().iter().nth(1).map(|e| match e.kind() {
+        ExprKind::Attribute { value, .. } => value.kind(),
+        other => other,
+    });
+    if let Some(ExprKind::Name(name)) = target {
+        let filled = s.lookup(name).tainted(Taint::NETWORK);
+        s.rebind(name, filled);
+    }
 }
 
 /// The name and attribute of `setattr(name, "attr", ...)`, both written in the call.
@@ -1395,6 +1415,25 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
     match api {
         Api::CodeExec => code_exec(s, args, at),
         Api::HostRange => Value::unknown(args.data_taint().with(Taint::HOST_RANGE)),
+        Api::PodSpec => {
+            let on = |name: &str| args.keyword(name).and_then(Value::as_int) == Some(1);
+            let host_namespace = ["privileged", "host_pid", "host_network", "host_ipc"]
+                .iter()
+                .any(|name| on(name));
+            let node_root = args
+                .get(0, "path")
+                .and_then(Value::exact_text)
+                .is_some_and(|path| path == "/" || super::paths::normalize(path).is_escape());
+            if host_namespace || node_root {
+                hit(s, rules::CONTAINER_ESCAPE, at, Confidence::High);
+            }
+            Value::UNKNOWN
+        }
+        Api::ZoneTransfer => {
+            network(s, at);
+            hit(s, rules::NETWORK_SCAN, at, Confidence::High);
+            Value::unknown(Taint::NETWORK)
+        }
         Api::Interact => {
             if let Some(read) = args.get(1, "readfunc").cloned() {
                 let prompt = s.folder.literal(">>> ");
@@ -1614,6 +1653,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         }
         Api::NetworkClient => {
             network(s, at);
+            scans(s, args.positional.first(), at);
             send_out(s, args, at, Sending::Request);
             Value::unknown(Taint::NETWORK)
         }

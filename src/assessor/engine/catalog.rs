@@ -16,6 +16,11 @@ pub enum Api {
     Interact,
     /// `ipaddress.ip_network(...)`: a network, whose addresses a scan goes through.
     HostRange,
+    /// `dns.query.xfr(server, zone)`: every name of a zone, asked of its server.
+    ZoneTransfer,
+    /// Part of a Kubernetes pod: privileged, in the node's namespaces, or mounting the
+    /// node's root, the pod is a way out onto the node.
+    PodSpec,
     /// `runpy.run_path`: runs the file at the first argument.
     RunPath,
     /// `__import__` (returns the top package) or `importlib.import_module`.
@@ -250,6 +255,10 @@ pub fn api(name: &str) -> Option<Api> {
     Some(match name {
         "builtins.exec" | "builtins.eval" => CodeExec,
         "ipaddress.ip_network" | "ipaddress.IPv4Network" | "ipaddress.IPv6Network" => HostRange,
+        "dns.query.xfr" | "dns.query.inbound_xfr" | "dns.zone.from_xfr" => ZoneTransfer,
+        "kubernetes.client.V1SecurityContext"
+        | "kubernetes.client.V1PodSpec"
+        | "kubernetes.client.V1HostPathVolumeSource" => PodSpec,
         // A console's `push` and `runsource` run the line they are given as Python.
         "code.InteractiveConsole.push"
         | "code.InteractiveConsole.runsource"
@@ -379,13 +388,19 @@ pub fn api(name: &str) -> Option<Api> {
         | "scapy.all.sr1"
         | "scapy.all.send"
         | "scapy.all.AsyncSniffer" => RawPackets,
-        "socket.create_connection" | "asyncio.open_connection" => SocketConnect,
+        "socket.create_connection"
+        | "asyncio.open_connection"
+        | "multiprocessing.connection.Client"
+        | "multiprocessing.connection.Listener" => SocketConnect,
         "socket.gethostbyname"
         | "socket.gethostbyname_ex"
         | "socket.getaddrinfo"
         | "socket.gethostbyaddr"
         | "dns.resolver.resolve"
         | "dns.resolver.query"
+        | "dns.resolver.Resolver"
+        | "dns.asyncresolver.resolve"
+        | "dns.asyncresolver.Resolver"
         | "websocket.create_connection"
         | "websockets.connect" => NetworkClient,
         "importlib.util.spec_from_file_location"
@@ -468,7 +483,8 @@ pub fn api(name: &str) -> Option<Api> {
         | "pika.BlockingConnection"
         | "paho.mqtt.client.Client"
         | "kafka.KafkaProducer"
-        | "websocket.WebSocket" => NetworkClient,
+        | "websocket.WebSocket"
+        | "pycurl.Curl" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" | "gzip.open" | "bz2.open"
         | "lzma.open" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },

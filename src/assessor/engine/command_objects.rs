@@ -124,7 +124,7 @@ pub(super) fn call(
 }
 
 /// `cmd & FG` (or `BG`, `TF`, `RETCODE`) runs the command; `a | b` is a pipeline, read as
-/// the shell line `a | b`.
+/// the shell line `a | b`; `cmd << data` is the command fed `data`.
 pub(super) fn binary(
     s: &mut Scanner<'_>,
     left: &Value,
@@ -152,6 +152,8 @@ pub(super) fn binary(
             let shell = [s.folder.literal("sh"), s.folder.literal("-c"), line];
             Some(command(shell.to_vec()))
         }
+        // `crontab["-"] << table`: the same command, given its input.
+        BinOp::LShift => Some(command(words)),
         _ => None,
     }
 }

@@ -398,6 +398,10 @@ impl<'t> Simple<'t> {
         let (start, privileged, inner) = peel_wrappers(&words);
         let (name, args) = match words.get(start..).and_then(|r| r.split_first()) {
             Some((first, args)) => (basename(first).to_string(), args.to_vec()),
+            // `su - root` without `-c`: the user's shell, reading commands from stdin.
+            None if privileged && inner.is_none() && words.iter().any(|w| basename(w) == "su") => {
+                ("sh".to_string(), vec!["-s"])
+            }
             None => (String::new(), Vec::new()),
         };
         Simple {

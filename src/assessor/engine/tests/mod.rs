@@ -71,6 +71,7 @@ mod escalation;
 mod flow;
 mod hiding;
 mod high;
+mod libraries;
 mod medium_low;
 mod origin;
 mod positions;

@@ -1,3 +1,3 @@
-# expect: HIGH system_write
+# expect: BLOCKED privilege_escalation
 with open("/etc/passwd", "a") as f:
     f.write("backdoor:x:0:0::/root:/bin/bash\n")

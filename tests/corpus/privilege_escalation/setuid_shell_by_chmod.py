@@ -1,3 +1,3 @@
-# expect: HIGH setid_bits
+# expect: BLOCKED privilege_escalation
 import subprocess
 subprocess.run(["chmod", "u+s", "/tmp/sh"])

