@@ -927,8 +927,14 @@ pub(super) fn plain_call<'a>(
             Some(factory) => call_indirect(s, &factory, Vec::new(), at),
             None => args.keyword("default").cloned().unwrap_or(Value::UNKNOWN),
         },
+        // `dict(defaults, extra=value)`: a copy, with the keywords added.
         (Some("builtins.dict"), Some(first)) if matches!(first.kind, Kind::Dict(_)) => {
-            first.clone()
+            let keywords = Args {
+                positional: Vec::new(),
+                keywords: args.keywords.clone(),
+            };
+            s.filled(first, "update", &keywords)
+                .unwrap_or_else(|| first.clone())
         }
         // `dict(zip(keys, values))`, `dict([("a", f)])`: pairs with known keys.
         (Some("builtins.dict"), Some(first)) if first.items().is_some() => {
@@ -1620,6 +1626,14 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Fetch => {
             network(s, at);
             send_out(s, args, at, Sending::Request);
+            // A URL assembled into the metadata service's credential endpoint
+            // (`"169.254." + "169.254"`): what it returns is the instance's keys.
+            let url = args.get(0, "url").and_then(Value::text);
+            if url.is_some_and(super::scan::names_cloud_credentials) {
+                hit(s, rules::SECRET_READ, at, Confidence::High);
+                s.caps.note_secret(at);
+                return Value::unknown(Taint::NETWORK.with(Taint::SECRET));
+            }
             Value::unknown(Taint::NETWORK)
         }
         Api::Download => {

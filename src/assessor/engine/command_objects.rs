@@ -47,6 +47,11 @@ const RUNS: &[&str] = &[
 /// The command object a dotted name stands for: `sh.rm`, `sh.git.push`,
 /// `plumbum.cmd.curl`, `plumbum.local.cmd.rm`.
 pub(super) fn named(name: &str) -> Option<Value> {
+    // `sh.contrib.sudo`, `sh.contrib.git`: the same programs with friendlier defaults.
+    let name = match name.strip_prefix("sh.contrib.") {
+        Some(program) => format!("sh.{program}"),
+        None => name.to_string(),
+    };
     let words = match name.strip_prefix("sh.") {
         Some(rest) => {
             let first = rest.split('.').next().unwrap_or(rest);
@@ -63,12 +68,15 @@ pub(super) fn named(name: &str) -> Option<Value> {
     Some(command(words))
 }
 
-/// `sh.Command(path)`, `plumbum.local.get(name)`: the command object for that program.
+/// `sh.Command(path)`, `plumbum.local.get(name)`, `local.which(name)`: the command object
+/// for that program.
 pub(super) fn created(name: &str, args: &Args<'_>) -> Option<Value> {
     match name {
-        "sh.Command" | "plumbum.local.get" | "plumbum.machines.local.get" => {
-            Some(command(vec![args.positional.first()?.clone()]))
-        }
+        "sh.Command"
+        | "plumbum.local.get"
+        | "plumbum.machines.local.get"
+        | "plumbum.local.which"
+        | "plumbum.machines.local.which" => Some(command(vec![args.positional.first()?.clone()])),
         _ => None,
     }
 }

@@ -1572,7 +1572,7 @@ const MAX_TRACKED_ATTRIBUTES: usize = 4096;
 
 /// Whether a text names where a cloud metadata service hands out the instance's
 /// credentials (AWS, GCP, Azure), to whoever asks from the machine.
-fn names_cloud_credentials(text: &str) -> bool {
+pub(super) fn names_cloud_credentials(text: &str) -> bool {
     const ENDPOINTS: &[&str] = &[
         "meta-data/iam/security-credentials",
         "instance/service-accounts/default/token",

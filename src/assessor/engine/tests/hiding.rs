@@ -122,3 +122,14 @@ fn tools_asked_only_for_their_version_do_nothing_else() {
         "import subprocess\nsubprocess.run(['docker', 'ps'])\n",
     );
 }
+
+#[test]
+fn dicts_copied_with_extra_keywords_keep_both() {
+    // A field added to a table of expressions by `dict(table, key=...)`, then evaluated.
+    let merged = "FIELDS = {'rows': 'len(data)'}\ndef host_field():\n    return \"{p}('{m}').{f}('id')\".format(p='__imp' + 'ort__', m='sub' + 'process', f='get' + 'output')\nfields = dict(FIELDS, host=host_field())\ndata = [1, 2]\nprint({k: eval(e, {'data': data}) for k, e in fields.items()})\n";
+    fires("CRD209", merged);
+    level(
+        Level::Low,
+        "FIELDS = {'rows': 'len(data)'}\nfields = dict(FIELDS, total='sum(data)')\ndata = [1, 2]\nprint({k: eval(e, {'data': data}) for k, e in fields.items()})\n",
+    );
+}

