@@ -314,8 +314,11 @@ pub(super) fn call_value<'a>(
         Kind::Partial(partial) => {
             let (function, bound) = &**partial;
             if let Some(name) = function.qualified_name() {
-                if let Some(result) = call_kept_partial(s, name, bound, &mut args, at) {
-                    return result.tainted(callee.taint.only(Taint::BUILT));
+                // A method or attribute named by assembled text stays marked as hidden.
+                let assembled = callee.taint.only(Taint::BUILT);
+                if let Some(result) = call_kept_partial(s, name, bound, &mut args, (at, assembled))
+                {
+                    return result;
                 }
             }
             args.positional.splice(0..0, bound.iter().cloned());
@@ -417,19 +420,20 @@ fn unbound_path_method(callee: &Value) -> Option<&str> {
 }
 
 /// `object.method(args)` for an object known only as a value.
+/// `assembled`: `Taint::BUILT` when the method's name was assembled at run time.
 fn call_method<'a>(
     s: &mut Scanner<'a>,
     object: &Value,
     method: &str,
     args: Args<'a>,
-    at: u32,
+    (at, assembled): (u32, Taint),
 ) -> Value {
     // `methodcaller("__call__", cmd)(os.system)`: calling the object itself.
     if method == "__call__" && is_callable(object) {
         return call_value(s, object, args, at);
     }
     if object.qualified_name().is_some() {
-        let callee = s.attribute(object, method);
+        let callee = s.attribute(object, method).tainted(assembled);
         return call_value(s, &callee, args, at);
     }
     method_call(s, object, method, &args, at)
@@ -449,7 +453,7 @@ fn call_kept_partial<'a>(
     name: &str,
     bound: &[Value],
     args: &mut Args<'a>,
-    at: u32,
+    (at, assembled): (u32, Taint),
 ) -> Option<Value> {
     if let Some(result) = super::command_objects::call(s, name, bound, args, at) {
         return Some(result);
@@ -461,7 +465,7 @@ fn call_kept_partial<'a>(
             positional: bound.to_vec(),
             keywords: Vec::new(),
         };
-        return Some(call_method(s, &first, method, bound_args, at));
+        return Some(call_method(s, &first, method, bound_args, (at, assembled)));
     }
     // `operator.itemgetter("eval")(vars(builtins))` is `vars(builtins)["eval"]`.
     if let (ITEM_GETTER, [key]) = (name, bound) {
@@ -469,10 +473,8 @@ fn call_kept_partial<'a>(
     }
     // `operator.attrgetter("run")(subprocess)` is `subprocess.run`.
     if let Some(path) = name.strip_prefix(ATTR_GETTER) {
-        return Some(
-            path.split('.')
-                .fold(first, |value, attr| s.attribute(&value, attr)),
-        );
+        let attribute = (path.split('.')).fold(first, |value, attr| s.attribute(&value, attr));
+        return Some(attribute.tainted(assembled));
     }
     let mut taken = || {
         std::mem::replace(
@@ -498,7 +500,7 @@ fn call_kept_partial<'a>(
             let method = &name[BOUND_METHOD.len()..];
             let mut args = taken();
             args.positional.splice(0..0, partial_args.iter().cloned());
-            Some(call_method(s, object, method, args, at))
+            Some(call_method(s, object, method, args, (at, Taint::NONE)))
         }
         _ => None,
     }
@@ -1634,6 +1636,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 s.caps.note_secret(at);
                 return Value::unknown(Taint::NETWORK.with(Taint::SECRET));
             }
+            // The host's cloud metadata service (its addresses, roles, security groups),
+            // asked from inside a sandbox: a survey of the host.
+            if url.is_some_and(names_metadata_service) {
+                hit(s, rules::SYSTEM_READ, at, Confidence::High);
+            }
             Value::unknown(Taint::NETWORK)
         }
         Api::Download => {
@@ -2002,7 +2009,8 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         },
         Api::MethodCaller => match args.positional.split_first() {
             Some((name, bound)) => match name.exact_text() {
-                Some(method) => method_partial(METHOD_CALLER, method, bound.to_vec()),
+                Some(method) => method_partial(METHOD_CALLER, method, bound.to_vec())
+                    .tainted(name.taint.only(Taint::BUILT)),
                 None => Value::UNKNOWN,
             },
             None => Value::UNKNOWN,
@@ -2271,6 +2279,19 @@ pub(super) fn carries_secret(value: &Value) -> bool {
 pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
     hit(s, rules::NETWORK, at, Confidence::High);
     s.caps.note_network(at);
+}
+
+/// A URL of a cloud provider's instance metadata service.
+fn names_metadata_service(url: &str) -> bool {
+    const HOSTS: &[&str] = &[
+        "169.254.169.254",
+        "metadata.google.internal",
+        "169.254.170.2",
+        "[fd00:ec2::254]",
+        "100.100.100.200",
+    ];
+    let host = url.split("://").nth(1).unwrap_or(url);
+    HOSTS.iter().any(|h| host.starts_with(h))
 }
 
 /// A connection to one address of a network's range (`(str(host), 22)` for each host of
@@ -2700,6 +2721,15 @@ pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at
             if let Some(path) = args.positional.last() {
                 file_access(s, path, Access::Delete, at);
             }
+            return;
+        }
+        "chmod" | "fchmodat" | "lchmod" => {
+            let (path, mode) = match function {
+                "fchmodat" => (args.positional.get(1), args.positional.get(2)),
+                _ => (args.positional.first(), args.positional.get(1)),
+            };
+            let path = path.cloned().unwrap_or(Value::UNKNOWN);
+            super::files::chmod(s, &path, mode.and_then(Value::as_int), at);
             return;
         }
         "system" | "popen" => {

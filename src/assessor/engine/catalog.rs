@@ -256,6 +256,11 @@ pub fn api(name: &str) -> Option<Api> {
         "builtins.exec" | "builtins.eval" => CodeExec,
         "ipaddress.ip_network" | "ipaddress.IPv4Network" | "ipaddress.IPv6Network" => HostRange,
         "dns.query.xfr" | "dns.query.inbound_xfr" | "dns.zone.from_xfr" => ZoneTransfer,
+        // Servers whose registered functions any client calls with its own arguments.
+        "xmlrpc.server.SimpleXMLRPCServer"
+        | "xmlrpc.server.DocXMLRPCServer"
+        | "xmlrpc.server.MultiPathXMLRPCServer"
+        | "SimpleXMLRPCServer.SimpleXMLRPCServer" => SocketConnect,
         "kubernetes.client.V1SecurityContext"
         | "kubernetes.client.V1PodSpec"
         | "kubernetes.client.V1HostPathVolumeSource" => PodSpec,
@@ -449,8 +454,14 @@ pub fn api(name: &str) -> Option<Api> {
             args: 0,
             starts: true,
         },
-        "atexit.register" | "signal.signal" => CallsTarget {
+        "atexit.register" => CallsTarget {
             target: 0,
+            args: 0,
+            starts: false,
+        },
+        // `signal.signal(SIGTERM, handler)`, `weakref.finalize(obj, f, *args)`.
+        "signal.signal" | "weakref.finalize" => CallsTarget {
+            target: 1,
             args: 0,
             starts: false,
         },

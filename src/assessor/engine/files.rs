@@ -158,19 +158,21 @@ pub(super) fn written(s: &mut Scanner<'_>, file: &Value, data: Taint, at: u32) {
     s.caps.note_written(path, data);
 }
 
+/// Whether a file made setuid (or given root's capabilities) lets anyone become root: a
+/// shell, an interpreter, a copy of one, or a file the program gave to root.
+pub(super) fn is_way_to_root(s: &Scanner<'_>, path: &str) -> bool {
+    path.len() <= MAX_PATH_BYTES
+        && (normalize(path).is_shell_or_interpreter()
+            || s.caps.is_root_owned(path)
+            || s.caps.is_shell_copy(path))
+}
+
 pub(super) fn chmod(s: &mut Scanner<'_>, path: &Value, mode: Option<i64>, at: u32) {
     let mode = mode.unwrap_or(0);
     if mode & 0o6000 != 0 {
         hit(s, rules::SETID_BITS, at, Confidence::High);
     }
-    // Setuid on a shell, an interpreter, a copy of one, or a file the program gave to
-    // root: a way back to root for anyone.
-    let setuid_root = mode & 0o4000 != 0
-        && path.text().is_some_and(|text| {
-            normalize(text).is_shell_or_interpreter()
-                || s.caps.is_root_owned(text)
-                || s.caps.is_shell_copy(text)
-        });
+    let setuid_root = mode & 0o4000 != 0 && path.text().is_some_and(|t| is_way_to_root(s, t));
     if setuid_root {
         hit(s, rules::PRIVILEGE_ESCALATION, at, Confidence::High);
     }

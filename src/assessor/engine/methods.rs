@@ -111,6 +111,15 @@ pub(super) fn method_call(
         // A cloud SDK session's keys (`boto3.Session().get_credentials()`).
         return Value::unknown(Taint::CREDENTIAL);
     }
+    // `server.register_function(subprocess.getoutput)`: each client calls it with
+    // arguments of its own.
+    if taint.has(Taint::SOCKET) && method == "register_function" {
+        if let Some(function) = args.get(0, "function").cloned() {
+            let remote = Value::unknown(Taint::NETWORK);
+            super::calls::call_indirect(s, &function, vec![remote.clone(), remote], at);
+        }
+        return Value::UNKNOWN;
+    }
     if taint.has(Taint::SOCKET) {
         send_out(s, args, at, Sending::Data);
         if matches!(method, "connect" | "connect_ex") {

@@ -399,13 +399,15 @@ impl NormalPath<'_> {
         }
     }
 
-    /// Who may be root: the account databases and sudo's rules (`/etc/sudoers.d/*`).
+    /// Who may be root: the account databases, sudo's rules (`/etc/sudoers.d/*`) and how
+    /// logins are checked (`/etc/pam.d/*`).
     pub fn is_account_database(&self) -> bool {
         let file = |name: &str| self.parts.len() == 2 && self.starts(&["etc", name]);
         ["passwd", "shadow", "group", "gshadow", "sudoers"]
             .iter()
             .any(|name| file(name))
             || self.parts.len() > 2 && self.starts(&["etc", "sudoers.d"])
+            || self.parts.len() > 2 && self.starts(&["etc", "pam.d"])
     }
 
     /// A shell or an interpreter (`/bin/bash`, `/usr/bin/python3`): setuid, it runs

@@ -264,6 +264,19 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
     for path in &facts.downloads {
         s.caps.note_written(path, Taint::NETWORK);
     }
+    for (from, to) in &facts.copies {
+        super::files::note_copy(s, from, to);
+    }
+    for file in &facts.root_owned {
+        s.caps.note_root_owned(file);
+    }
+    if facts
+        .setuid_files
+        .iter()
+        .any(|f| super::files::is_way_to_root(s, f))
+    {
+        hit(s, rules::PRIVILEGE_ESCALATION, at, Confidence::High);
+    }
     for code in &facts.python_sources {
         s.nested_sources.push((code.as_str().into(), at, false));
     }

@@ -28,6 +28,12 @@ pub struct CommandFacts {
     /// Plants a way to root: setuid on a shell, a sudoers or account-database write,
     /// a user added to an admin group, capabilities given to an interpreter.
     pub privilege_escalation: bool,
+    /// Files made setuid or given root's capabilities (`chmod 4755 F`, `setcap
+    /// cap_setuid+ep F`), files given to root (`chown root F`), and files copied (from,
+    /// to): a setuid copy of a shell, or a root-owned setuid file, is a way back to root.
+    pub setuid_files: Vec<String>,
+    pub root_owned: Vec<String>,
+    pub copies: Vec<(String, String)>,
     pub secret_read: bool,
     /// Names a sensitive system file (`cat /etc/passwd`).
     pub system_read: bool,
@@ -626,6 +632,26 @@ impl<'t> Simple<'t> {
         self.check_inline_code(facts);
     }
 
+    /// `docker ps`, `docker container ls`, `podman images`, `docker stats --no-stream`:
+    /// a listing of the engine's containers, images or use, on the local engine.
+    fn only_lists_containers(&self) -> bool {
+        const LISTINGS: &[&str] = &["ps", "images", "stats", "info", "top", "port", "df"];
+        const OBJECTS: &[&str] = &["container", "image", "system", "volume", "network"];
+        let elsewhere = ["-H", "--host", "--context", "-c"]
+            .iter()
+            .any(|flag| self.has_flag(flag))
+            || self.args.iter().any(|a| a.starts_with("--host="));
+        let mut operands = self.operands();
+        let listed = match operands.next() {
+            Some(object) if OBJECTS.contains(&object) => {
+                matches!(operands.next(), Some("ls" | "list" | "ps" | "df"))
+            }
+            Some(command) => LISTINGS.contains(&command),
+            None => false,
+        };
+        listed && !elsewhere
+    }
+
     /// `docker --version`, `mount --help`: the program prints its version or usage and
     /// does nothing else.
     fn only_describes_itself(&self) -> bool {
@@ -682,15 +708,18 @@ impl<'t> Simple<'t> {
             "find" => self.check_find(facts),
             _ if name.starts_with("mkfs") => facts.destructive = true,
             "cp" | "mv" | "install" | "ln" | "touch" | "tee" | "truncate" | "chown" | "chgrp"
-            | "sed" | "mkdir" | "chattr" => self.check_writes(facts),
+            | "sed" | "mkdir" | "chattr" => {
+                self.check_writes(facts);
+                self.note_owner_and_copies(facts);
+            }
             "chmod" => {
                 self.check_writes(facts);
                 let setid = self.args.iter().any(|a| is_setid_mode(a));
                 facts.setid_bits |= setid;
-                facts.privilege_escalation |= setid
-                    && self
-                        .operands()
-                        .any(|a| normalize(a).is_shell_or_interpreter());
+                if self.args.iter().any(|a| is_setuid_mode(a)) {
+                    let files = self.operands().filter(|a| !is_setid_mode(a));
+                    facts.setuid_files.extend(files.map(str::to_string));
+                }
             }
             // Membership of these groups is root by another name.
             "usermod" | "gpasswd" | "adduser" | "useradd" => {
@@ -726,7 +755,10 @@ impl<'t> Simple<'t> {
                     global && self.operands().next() == Some("config") && runs_command;
             }
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
-            | "chroot" | "docker" | "ctr" | "runc" => facts.escape = true,
+            | "chroot" | "ctr" | "runc" => facts.escape = true,
+            // A container engine asked to run, exec, copy or build is a way out; asked
+            // only to list what runs (`docker ps`, `docker stats`), it changes nothing.
+            "docker" | "podman" | "nerdctl" => facts.escape |= !self.only_lists_containers(),
             // Who logged in, from where, and who failed to.
             "last" | "lastb" | "lastlog" | "faillog" => facts.system_read = true,
             "getent" => {
@@ -735,11 +767,15 @@ impl<'t> Simple<'t> {
             }
             "setcap" | "capsh" => {
                 facts.capabilities = true;
-                // `setcap cap_setuid+ep /usr/bin/python3`: the interpreter may become root.
-                facts.privilege_escalation |= name == "setcap"
-                    && self
-                        .operands()
-                        .any(|a| normalize(a).is_shell_or_interpreter());
+                // `setcap cap_setuid+ep F`: F may make itself root, as a setuid file can.
+                let mut operands = self.operands();
+                let caps = operands.next().unwrap_or_default().to_ascii_lowercase();
+                let root_caps = ["cap_setuid", "cap_sys_admin", "cap_dac_override", "all"]
+                    .iter()
+                    .any(|c| caps.contains(c));
+                if name == "setcap" && root_caps {
+                    facts.setuid_files.extend(operands.map(str::to_string));
+                }
             }
             // Password stores asked for what they hold: macOS's keychain (`-w` prints
             // the password) and the Secret Service of Linux desktops.
@@ -845,6 +881,21 @@ impl<'t> Simple<'t> {
         }
     }
 
+    /// `chown root:root F` gives F to root; `cp A B` makes B a copy of A.
+    fn note_owner_and_copies(&self, facts: &mut CommandFacts) {
+        let operands: Vec<&str> = self.operands().collect();
+        match (self.name.as_str(), operands.as_slice()) {
+            ("chown", [owner, files @ ..]) => {
+                let user = owner.split([':', '.']).next().unwrap_or_default();
+                if user == "root" || user == "0" {
+                    facts.root_owned.extend(files.iter().map(|f| f.to_string()));
+                }
+            }
+            ("cp" | "install", [from, to]) => facts.copies.push((from.to_string(), to.to_string())),
+            _ => {}
+        }
+    }
+
     fn check_writes(&self, facts: &mut CommandFacts) {
         // `cp /etc/passwd backup/` reads the account database; only its last operand is
         // written.
@@ -891,6 +942,15 @@ fn basename(word: &str) -> &str {
 }
 
 /// `u+s`, `g+s`, `+s`, or an octal mode with the setuid/setgid digit (`4755`, `2755`).
+/// `u+s`, `4755`: the setuid bit (not only setgid).
+fn is_setuid_mode(mode: &str) -> bool {
+    let symbolic = mode.contains("+s") && (mode.starts_with(['u', 'a', '+']));
+    let octal = mode.len() == 4
+        && mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
+        && matches!(mode.as_bytes()[0], b'4' | b'5' | b'6' | b'7');
+    symbolic || octal
+}
+
 fn is_setid_mode(mode: &str) -> bool {
     let symbolic = mode.contains("+s") || mode.contains("=s");
     let octal = mode.len() == 4

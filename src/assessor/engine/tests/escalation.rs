@@ -114,3 +114,51 @@ fn one_known_server_or_subnet_arithmetic_is_no_scan() {
     silent("CRD212", one);
     level(Level::Medium, one);
 }
+
+#[test]
+fn shell_copies_and_owners_count_across_commands() {
+    // Copied in Python, given to root and made setuid by the shell, one step at a time.
+    let steps = "import shutil, subprocess\nW = '/var/tmp/.wrap'\nshutil.copy2('/bin/sh', W)\nsubprocess.run(['chown', 'root:root', W])\nsubprocess.run(['chmod', '4755', W])\n";
+    fires("CRD113", steps);
+    // The interpreter copied, then given the capability to become root.
+    fires(
+        "CRD113",
+        "import os, shutil, subprocess, sys\nT = '/opt/tools/py'\nshutil.copy2(sys.executable, T)\nos.chmod(T, 0o755)\nsubprocess.run(['setcap', 'cap_setuid+ep', T])\n",
+    );
+    // Through libc, on interpreters found on the PATH.
+    fires(
+        "CRD113",
+        "import ctypes, ctypes.util\nlibc = ctypes.CDLL(ctypes.util.find_library('c'))\nlibc.chmod(b'/usr/bin/find', 0o4755)\n",
+    );
+    // A capability to bind low ports is no way to root.
+    silent(
+        "CRD113",
+        "import subprocess\nsubprocess.run(['setcap', 'cap_net_bind_service+ep', '/opt/app/server'])\n",
+    );
+}
+
+#[test]
+fn pam_rules_written_let_anyone_in() {
+    fires(
+        "CRD113",
+        "p = '/etc/pam.d/su'\nrules = open(p).read()\nwith open(p, 'w') as f:\n    f.write('auth sufficient pam_permit.so\\n' + rules)\n",
+    );
+}
+
+#[test]
+fn asking_the_hosts_metadata_service_surveys_it() {
+    let imds = "import urllib.request\nIMDS = 'http://169.254.169.254'\nreq = urllib.request.Request(f'{IMDS}/latest/meta-data/local-ipv4')\nprint(urllib.request.urlopen(req, timeout=2).read().decode())\n";
+    fires("CRD208", imds);
+    level(Level::High, imds);
+}
+
+#[test]
+fn listing_containers_is_not_an_escape() {
+    let listing = "import json, subprocess\nout = subprocess.run(['docker', 'ps', '--format', '{{json .}}'], capture_output=True, text=True).stdout\nprint([json.loads(l)['Names'] for l in out.splitlines()])\n";
+    silent("CRD106", listing);
+    fires("CRD106", "import subprocess\nsubprocess.run(['docker', 'run', '-v', '/:/host', 'alpine', 'chroot', '/host'])\n");
+    fires(
+        "CRD106",
+        "import subprocess\nsubprocess.run(['docker', '-H', 'tcp://10.0.0.5:2375', 'ps'])\n",
+    );
+}

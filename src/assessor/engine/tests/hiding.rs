@@ -119,7 +119,7 @@ fn tools_asked_only_for_their_version_do_nothing_else() {
     level(Level::Low, versions);
     fires(
         "CRD106",
-        "import subprocess\nsubprocess.run(['docker', 'ps'])\n",
+        "import subprocess\nsubprocess.run(['docker', 'exec', 'db', 'sh'])\n",
     );
 }
 
@@ -132,4 +132,12 @@ fn dicts_copied_with_extra_keywords_keep_both() {
         Level::Low,
         "FIELDS = {'rows': 'len(data)'}\nfields = dict(FIELDS, total='sum(data)')\ndata = [1, 2]\nprint({k: eval(e, {'data': data}) for k, e in fields.items()})\n",
     );
+}
+
+#[test]
+fn method_callers_with_assembled_names_are_hidden() {
+    let caller =
+        "import operator, os\nrun = operator.methodcaller('sy' + 'stem', 'uptime')\nrun(os)\n";
+    fires("CRD209", caller);
+    level(Level::High, caller);
 }

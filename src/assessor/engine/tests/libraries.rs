@@ -111,3 +111,25 @@ fn sh_contrib_and_plumbum_which_are_commands() {
         "from plumbum import local\ngit = local.which('git')\nprint(git('status', '--short'))\n",
     );
 }
+
+#[test]
+fn functions_registered_on_an_rpc_server_run_for_any_client() {
+    let rpc = "import subprocess\nfrom xmlrpc.server import SimpleXMLRPCServer\nserver = SimpleXMLRPCServer(('0.0.0.0', 8000), allow_none=True)\nserver.register_function(subprocess.getoutput, 'run')\nserver.serve_forever()\n";
+    level(Level::Blocked, rpc);
+    level(
+        Level::Medium,
+        "from xmlrpc.server import SimpleXMLRPCServer\ndef add(a, b):\n    return a + b\nserver = SimpleXMLRPCServer(('127.0.0.1', 8000))\nserver.register_function(add)\nserver.serve_forever()\n",
+    );
+}
+
+#[test]
+fn finalizers_and_signal_handlers_run_their_callbacks() {
+    fires(
+        "CRD104",
+        "import os, weakref\nclass J: pass\ndef wipe(paths):\n    for p in paths:\n        os.truncate(p, 0)\nj = J()\nweakref.finalize(j, wipe, ['/etc/passwd', '/etc/group'])\n",
+    );
+    fires(
+        "CRD104",
+        "import shutil, signal\ndef on_term(signum, frame):\n    shutil.rmtree('/usr/lib')\nsignal.signal(signal.SIGTERM, on_term)\n",
+    );
+}
