@@ -369,8 +369,13 @@ pub(super) fn call_value<'a>(
         return command;
     }
     let api = callee.qualified_name().and_then(catalog::api);
-    if callee.taint.has(Taint::BUILT) && api.is_some_and(runs_or_destroys) {
-        // `getattr(__import__("o" + "s"), "".join(parts))(cmd)`: the call is hidden.
+    // `getattr(__import__("o" + "s"), "".join(parts))(cmd)`: the call is hidden when some
+    // part of its name is written nowhere in the program (`"shutil:rmtree".split(":")`
+    // names it plainly).
+    let spelled_out = |name: &str| name.split('.').all(|part| s.source.contains(part));
+    let assembled =
+        callee.taint.has(Taint::BUILT) && !callee.qualified_name().is_some_and(spelled_out);
+    if assembled && api.is_some_and(runs_or_destroys) {
         hit(s, rules::HIDDEN_CALL, at, Confidence::High);
     }
     match (
@@ -728,6 +733,8 @@ const COLLECTORS: &[&str] = &[
     "builtins.sorted",
     "builtins.set",
     "builtins.frozenset",
+    "builtins.bytes",
+    "builtins.bytearray",
 ];
 
 /// The methods of an import finder and loader that imports run.
@@ -1073,7 +1080,8 @@ pub(super) fn plain_call<'a>(
                 // An iterator of the program's own: its `__next__` runs.
                 (_, Some(next)) => call_indirect(s, &next, Vec::new(), at),
                 (Some([head, ..]), _) => head.clone(),
-                _ => first.element(),
+                // One host of a network (`next(net.hosts())`) is one address, no sweep.
+                _ => one_address(first.element()),
             };
             match args.positional.get(1) {
                 Some(default) => either(Value::UNKNOWN, item, default.clone()),
@@ -1102,11 +1110,11 @@ pub(super) fn plain_call<'a>(
                 None => items,
             }
         }
-        (Some("builtins.map" | "builtins.filter"), Some(function))
+        (Some("builtins.map" | "builtins.filter" | "itertools.filterfalse"), Some(function))
             if is_callable(function) && function.qualified_name() != Some("builtins.chr") =>
         {
             let items = args.positional.get(1).cloned().unwrap_or(Value::UNKNOWN);
-            let filters = callee.qualified_name() == Some("builtins.filter");
+            let filters = callee.qualified_name() != Some("builtins.map");
             // `map` gives what each call returns; `filter` the items it keeps.
             let endless = items.length() == Some(ENDLESS);
             match items
@@ -2279,6 +2287,14 @@ pub(super) fn carries_secret(value: &Value) -> bool {
 pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
     hit(s, rules::NETWORK, at, Confidence::High);
     s.caps.note_network(at);
+}
+
+/// One address taken from a network's range: connecting to it sweeps nothing.
+pub(super) fn one_address(value: Value) -> Value {
+    Value {
+        taint: value.taint.without(Taint::HOST_RANGE),
+        ..value
+    }
 }
 
 /// A URL of a cloud provider's instance metadata service.

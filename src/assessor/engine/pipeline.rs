@@ -87,6 +87,7 @@ fn analyse(source: &str, level: u32, run: &mut Run) -> Vec<Hit> {
         list.push(hit(rules::KNOWN_THREAT, 0));
     }
     let mut scanner = Scanner::new(run.signatures.clone());
+    scanner.source = &text;
     if let Some(error) = module.first_syntax_error() {
         scanner
             .hits
@@ -235,16 +236,63 @@ pub fn normalised_code_sha256(source: &str) -> String {
     normalised_hash(&parser::parse(source), source)
 }
 
-/// Whether code imports a module (`import os`, `__import__("os")`, `importlib`): an import
-/// inside a string handed to `exec` or `eval` is hidden from whoever reads the program.
+/// Whether code imports a module that reaches the system, the network or hidden data
+/// (`import os`, `__import__("subprocess")`, an import whose name is not known): such an
+/// import inside a string handed to `exec` or `eval` is hidden from whoever reads the
+/// program. `import math` in generated code hides nothing.
 fn imports(code: &str) -> bool {
-    code.contains("__import__")
-        || code.contains("importlib")
-        || code.lines().any(|line| {
-            let line = line.trim_start();
-            line.starts_with("import ") || line.starts_with("from ") && line.contains(" import ")
-        })
-        || code.contains("; import ")
+    const REACHING: &[&str] = &[
+        "os",
+        "posix",
+        "subprocess",
+        "builtins",
+        "importlib",
+        "ctypes",
+        "socket",
+        "shutil",
+        "pty",
+        "platform",
+        "getpass",
+        "pwd",
+        "grp",
+        "spwd",
+        "urllib",
+        "http",
+        "requests",
+        "ftplib",
+        "smtplib",
+        "telnetlib",
+        "paramiko",
+        "pickle",
+        "marshal",
+        "base64",
+        "zlib",
+        "codecs",
+        "runpy",
+        "signal",
+        "multiprocessing",
+    ];
+    let reaching = |name: &str| {
+        let top = name.trim().split(['.', ' ']).next().unwrap_or_default();
+        top.is_empty() || top == "_" || REACHING.contains(&top)
+    };
+    let mut names = Vec::new();
+    for line in code.lines().flat_map(|l| l.split(';')) {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("import ") {
+            names.extend(rest.split(',').map(|n| n.split(" as ").next().unwrap_or(n)));
+        } else if let Some(rest) = line.strip_prefix("from ") {
+            names.extend(rest.split(" import").next());
+        }
+    }
+    for call in ["__import__(", "import_module("] {
+        for (at, _) in code.match_indices(call) {
+            let argument = &code[at + call.len()..];
+            let quoted = argument.strip_prefix(['"', '\'']);
+            names.push(quoted.map_or("_", |q| q.split(['"', '\'']).next().unwrap_or("_")));
+        }
+    }
+    names.into_iter().any(reaching)
 }
 
 /// Analyses a constant string handed to `exec`/`eval` as code; its hits are reported at

@@ -60,6 +60,15 @@ pub(super) fn process(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     if on_socket {
         s.caps.shell_wiring.push(at);
     }
+    // `run(["curl", "--data-binary", "@-", url], input=secrets)`: what the program is
+    // given to send, it sends.
+    let secret_input = args.keyword("input").is_some_and(carries_secret);
+    if let (true, Some(command)) = (secret_input, &command) {
+        let line = command_line(s, command);
+        if line.text().is_some_and(|text| shell::analyse(text).network) {
+            hit(s, rules::EXFILTRATION, at, Confidence::High);
+        }
+    }
     let child = child_process(s, command.as_ref(), Taint::CHILD.with(args.data_taint()));
     if let (true, Some(input)) = (child.taint.has(Taint::CODE_STDIN), args.keyword("input")) {
         code_fed(s, &child, input, at);

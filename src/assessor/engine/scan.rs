@@ -47,6 +47,8 @@ pub struct Scanner<'a> {
     pub shell_budget: usize,
     /// Evaluating the items of a list or tuple of constant strings only (patterns).
     in_pattern_list: bool,
+    /// The program's text (to tell a name spelled out somewhere from one only assembled).
+    pub source: &'a str,
     /// Decompressed bytes this program's payloads may still produce.
     pub decompress_budget: usize,
     /// `name.attr = value` bindings by `(name, attr)`; instance attributes (`self.sock`)
@@ -1118,6 +1120,10 @@ impl<'a> Scanner<'a> {
             if let Some(set) = self.instance_attributes.get(&(class, attr)) {
                 return set.clone();
             }
+        }
+        // A network's own addresses (`net.network_address + 10`) are single hosts.
+        if value.taint.has(Taint::HOST_RANGE) && attr.ends_with("_address") {
+            return super::calls::one_address(Value::unknown(value.taint.data()));
         }
         let default = match value.taint.has(Taint::EXTERNAL) {
             true => self.argument_default(attr),

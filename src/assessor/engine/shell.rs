@@ -636,7 +636,14 @@ impl<'t> Simple<'t> {
     /// a listing of the engine's containers, images or use, on the local engine.
     fn only_lists_containers(&self) -> bool {
         const LISTINGS: &[&str] = &["ps", "images", "stats", "info", "top", "port", "df"];
-        const OBJECTS: &[&str] = &["container", "image", "system", "volume", "network"];
+        const OBJECTS: &[&str] = &[
+            "container",
+            "image",
+            "system",
+            "volume",
+            "network",
+            "compose",
+        ];
         let elsewhere = ["-H", "--host", "--context", "-c"]
             .iter()
             .any(|flag| self.has_flag(flag))
@@ -644,7 +651,10 @@ impl<'t> Simple<'t> {
         let mut operands = self.operands();
         let listed = match operands.next() {
             Some(object) if OBJECTS.contains(&object) => {
-                matches!(operands.next(), Some("ls" | "list" | "ps" | "df"))
+                matches!(
+                    operands.next(),
+                    Some("ls" | "list" | "ps" | "df" | "images" | "top")
+                )
             }
             Some(command) => LISTINGS.contains(&command),
             None => false,
@@ -723,14 +733,7 @@ impl<'t> Simple<'t> {
             }
             // Membership of these groups is root by another name.
             "usermod" | "gpasswd" | "adduser" | "useradd" => {
-                facts.privilege_escalation |= self.args.iter().any(|a| {
-                    a.split(',').any(|g| {
-                        matches!(
-                            g,
-                            "sudo" | "wheel" | "admin" | "root" | "docker" | "lxd" | "disk"
-                        )
-                    })
-                }) || name == "useradd" && self.has_flag("-o");
+                facts.privilege_escalation |= self.joins_admin_group() || self.makes_uid_zero();
                 facts.system_write = true;
             }
             "chpasswd" | "visudo" => facts.privilege_escalation = true,
@@ -761,7 +764,8 @@ impl<'t> Simple<'t> {
             "docker" | "podman" | "nerdctl" => facts.escape |= !self.only_lists_containers(),
             // Who logged in, from where, and who failed to.
             "last" | "lastb" | "lastlog" | "faillog" => facts.system_read = true,
-            "getent" => {
+            // The whole database (`getent passwd`); one entry by name is a lookup.
+            "getent" if self.operands().count() == 1 => {
                 facts.system_read |= matches!(self.operands().next(), Some("passwd" | "group"));
                 facts.secret_read |= matches!(self.operands().next(), Some("shadow" | "gshadow"));
             }
@@ -881,6 +885,40 @@ impl<'t> Simple<'t> {
         }
     }
 
+    /// `usermod -aG sudo,docker u`, `gpasswd -a u wheel`, `adduser u sudo`: a user added
+    /// to a group that is root by another name.
+    fn joins_admin_group(&self) -> bool {
+        const ADMIN: &[&str] = &["sudo", "wheel", "admin", "root", "docker", "lxd", "disk"];
+        let admin = |list: &str| list.split(',').any(|g| ADMIN.contains(&g));
+        let operands: Vec<&str> = self.operands().collect();
+        match self.name.as_str() {
+            "gpasswd" => {
+                (self.has_flag("-a") || self.has_flag("--add"))
+                    && operands.last().is_some_and(|g| admin(g))
+            }
+            "adduser" => operands.len() == 2 && admin(operands[1]),
+            _ => {
+                self.args.windows(2).any(|pair| {
+                    matches!(pair[0], "-G" | "-aG" | "-Ga" | "--groups") && admin(pair[1])
+                }) || self
+                    .args
+                    .iter()
+                    .any(|a| a.strip_prefix("--groups=").is_some_and(admin))
+            }
+        }
+    }
+
+    /// `usermod -o -u 0 u`, `useradd --non-unique --uid 0 u`: a second root.
+    fn makes_uid_zero(&self) -> bool {
+        let uid_zero = self
+            .args
+            .windows(2)
+            .any(|p| matches!(p[0], "-u" | "--uid") && p[1] == "0")
+            || self.has_flag("--uid=0");
+        let non_unique = self.has_flag("-o") || self.has_flag("--non-unique");
+        uid_zero && non_unique
+    }
+
     /// `chown root:root F` gives F to root; `cp A B` makes B a copy of A.
     fn note_owner_and_copies(&self, facts: &mut CommandFacts) {
         let operands: Vec<&str> = self.operands().collect();
@@ -899,13 +937,18 @@ impl<'t> Simple<'t> {
     fn check_writes(&self, facts: &mut CommandFacts) {
         // `cp /etc/passwd backup/` reads the account database; only its last operand is
         // written.
-        let copies = matches!(self.name.as_str(), "cp" | "mv" | "install" | "ln");
-        let written = match copies {
-            true => self.operands().last(),
-            false => self.operands().find(|a| normalize(a).is_account_database()),
+        let written = match self.name.as_str() {
+            "cp" | "mv" | "install" | "ln" => self.operands().last(),
+            // Writing in place, or handing the file to someone (`chown alice /etc/shadow`).
+            "tee" | "truncate" | "chown" | "chgrp" => {
+                self.operands().find(|a| normalize(a).is_account_database())
+            }
+            "sed" if self.args.iter().any(|a| a.starts_with("-i")) => {
+                self.operands().find(|a| normalize(a).is_account_database())
+            }
+            _ => None,
         };
-        facts.privilege_escalation |=
-            self.name != "chmod" && written.is_some_and(|a| normalize(a).is_account_database());
+        facts.privilege_escalation |= written.is_some_and(|a| normalize(a).is_account_database());
         for operand in self.operands() {
             let path = normalize(operand);
             facts.persistence |= path.is_persistence();

@@ -162,3 +162,41 @@ fn listing_containers_is_not_an_escape() {
         "import subprocess\nsubprocess.run(['docker', '-H', 'tcp://10.0.0.5:2375', 'ps'])\n",
     );
 }
+
+#[test]
+fn account_tools_that_add_no_root_are_not_escalation() {
+    // A user named after a group, a user taken out of sudo, a file read or locked.
+    for benign in [
+        "import subprocess\nsubprocess.run(['useradd', '-r', '-s', '/usr/sbin/nologin', 'docker'])\n",
+        "import subprocess\nsubprocess.run(['gpasswd', '-d', 'alice', 'sudo'])\n",
+        "import subprocess\nsubprocess.run(['sed', '-n', '/^alice:/p', '/etc/group'])\n",
+        "import subprocess\nsubprocess.run(['chattr', '+i', '/etc/passwd'])\n",
+    ] {
+        silent("CRD113", benign);
+    }
+    // One entry looked up by name is no survey.
+    silent(
+        "CRD208",
+        "import subprocess\nprint(subprocess.run(['getent', 'passwd', 'alice'], capture_output=True, text=True).stdout)\n",
+    );
+    fires(
+        "CRD113",
+        "import subprocess\nsubprocess.run(['usermod', '-o', '-u', '0', 'svc'])\n",
+    );
+    fires(
+        "CRD113",
+        "import subprocess\nsubprocess.run(['gpasswd', '-a', 'svc', 'wheel'])\n",
+    );
+}
+
+#[test]
+fn one_host_of_a_network_is_no_scan() {
+    level(
+        Level::Medium,
+        "import ipaddress, socket\nnet = ipaddress.ip_network('192.168.1.0/24')\ngw = next(net.hosts())\nsocket.create_connection((str(gw), 80), timeout=1).close()\n",
+    );
+    level(
+        Level::Medium,
+        "import ipaddress, socket\nnet = ipaddress.ip_network('10.0.0.0/24')\nsocket.create_connection((str(net.network_address + 10), 443), timeout=1).close()\n",
+    );
+}

@@ -141,3 +141,17 @@ fn method_callers_with_assembled_names_are_hidden() {
     fires("CRD209", caller);
     level(Level::High, caller);
 }
+
+#[test]
+fn generated_code_importing_harmless_modules_hides_nothing() {
+    level(
+        Level::Low,
+        "src = 'import math\\nfrom dataclasses import dataclass\\nresult = math.sqrt(16)\\n'\nns = {}\nexec(src, ns)\nprint(ns['result'])\n",
+    );
+    level(Level::Low, "print(eval(\"__import__('math').sqrt(16)\"))\n");
+    // An entry point `module:function` split from one string names both plainly.
+    silent(
+        "CRD209",
+        "import importlib\nmod, fn = 'shutil:rmtree'.split(':')\ngetattr(importlib.import_module(mod), fn)('build')\n",
+    );
+}
