@@ -59,7 +59,11 @@ fn assess_all(
             },
         })
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // One file needs no count of cores (asking reads the cgroup's files).
+    let cores = match files.len() {
+        0 | 1 => 1,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     if files.len() < 2 * cores {
         return files.iter().map(one).collect();
     }
