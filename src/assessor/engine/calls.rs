@@ -144,7 +144,7 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
         let result = method_call(s, &object, attr, &args, at);
         s.forks.fresh_receiver = false;
         if object.taint.has(Taint::NETWORK) && attr == "setopt" {
-            fills_with_download(s, call, &args);
+            fills_with_download(s, call);
         }
         if let ExprKind::Attribute { value, .. } = func.kind() {
             match value.kind() {
@@ -201,9 +201,13 @@ pub fn eval_call<'a>(s: &mut Scanner<'a>, call: Call<'a>, at: u32) -> Value {
 
 /// `curl.setopt(pycurl.WRITEDATA, buf)` (or `WRITEFUNCTION, buf.write`): what the
 /// transfer fetches is written into `buf`.
-fn fills_with_download<'a>(s: &mut Scanner<'a>, call: Call<'a>, args: &Args<'a>) {
-    let option = args.positional.first().and_then(Value::qualified_name);
-    if !matches!(option, Some("pycurl.WRITEDATA" | "pycurl.WRITEFUNCTION")) {
+fn fills_with_download<'a>(s: &mut Scanner<'a>, call: Call<'a>) {
+    // `pycurl.WRITEDATA`, or the same constant read from the handle (`c.WRITEDATA`).
+    let option = match call.args().iter().next().map(|e| e.kind()) {
+        Some(ExprKind::Attribute { attr, .. }) => attr,
+        _ => "",
+    };
+    if !matches!(option, "WRITEDATA" | "WRITEFUNCTION") {
         return;
     }
     let target = call.args().iter().nth(1).map(|e| match e.kind() {

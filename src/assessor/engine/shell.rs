@@ -985,21 +985,30 @@ fn basename(word: &str) -> &str {
 }
 
 /// `u+s`, `g+s`, `+s`, or an octal mode with the setuid/setgid digit (`4755`, `2755`).
-/// `u+s`, `4755`: the setuid bit (not only setgid).
+/// `u+s`, `u=rwxs`, `4755`, `04755`: the setuid bit (not only setgid).
 fn is_setuid_mode(mode: &str) -> bool {
-    let symbolic = mode.contains("+s") && (mode.starts_with(['u', 'a', '+']));
-    let octal = mode.len() == 4
-        && mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
-        && matches!(mode.as_bytes()[0], b'4' | b'5' | b'6' | b'7');
-    symbolic || octal
+    let symbolic = symbolic_s(mode) && mode.starts_with(['u', 'a', '+', '=']);
+    symbolic || octal_mode(mode).is_some_and(|m| m & 0o4000 != 0)
+}
+
+/// A symbolic mode that sets `s` (`g+s`, `u=rwxs`), not a word that merely has those
+/// letters.
+fn symbolic_s(mode: &str) -> bool {
+    let grammar = mode.bytes().all(|b| b"ugoa+-=rwxXst,".contains(&b));
+    grammar && (mode.contains("+s") || mode.contains('=') && mode.contains('s'))
+}
+
+/// A numeric mode of 4 or 5 digits (`4755`, `04755`), with its special bits.
+fn octal_mode(mode: &str) -> Option<u32> {
+    let digits = mode.len() == 4 || mode.len() == 5 && mode.starts_with('0');
+    match digits && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        true => u32::from_str_radix(mode, 8).ok(),
+        false => None,
+    }
 }
 
 fn is_setid_mode(mode: &str) -> bool {
-    let symbolic = mode.contains("+s") || mode.contains("=s");
-    let octal = mode.len() == 4
-        && mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
-        && matches!(mode.as_bytes()[0], b'2' | b'4' | b'6' | b'3' | b'5' | b'7');
-    symbolic || octal
+    symbolic_s(mode) || octal_mode(mode).is_some_and(|m| m & 0o6000 != 0)
 }
 
 #[cfg(test)]

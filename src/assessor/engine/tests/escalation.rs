@@ -200,3 +200,18 @@ fn one_host_of_a_network_is_no_scan() {
         "import ipaddress, socket\nnet = ipaddress.ip_network('10.0.0.0/24')\nsocket.create_connection((str(net.network_address + 10), 443), timeout=1).close()\n",
     );
 }
+
+#[test]
+fn setuid_modes_in_every_spelling() {
+    for mode in ["04755", "u=rwxs", "4711"] {
+        fires(
+            "CRD113",
+            &format!("import subprocess\nsubprocess.run(['chmod', '{mode}', '/bin/dash'])\n"),
+        );
+    }
+    // A word with an `=` and an `s` in it is no mode.
+    silent(
+        "CRD203",
+        "import subprocess\nsubprocess.run(['chmod', '644', 'conf/key=settings'])\n",
+    );
+}

