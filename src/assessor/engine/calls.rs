@@ -319,7 +319,7 @@ pub(super) fn call_value<'a>(
             let (function, bound) = &**partial;
             if let Some(name) = function.qualified_name() {
                 // A method or attribute named by assembled text stays marked as hidden.
-                let assembled = callee.taint.only(Taint::BUILT);
+                let assembled = assembled(callee);
                 if let Some(result) = call_kept_partial(s, name, bound, &mut args, (at, assembled))
                 {
                     return result;
@@ -375,11 +375,12 @@ pub(super) fn call_value<'a>(
     let api = callee.qualified_name().and_then(catalog::api);
     // `getattr(__import__("o" + "s"), "".join(parts))(cmd)`: the call is hidden when some
     // part of its name is written nowhere in the program (`"shutil:rmtree".split(":")`
-    // names it plainly).
+    // names it plainly). The program's text is searched only for such calls.
     let spelled_out = |name: &str| name.split('.').all(|part| s.source.contains(part));
-    let assembled =
-        callee.taint.has(Taint::BUILT) && !callee.qualified_name().is_some_and(spelled_out);
-    if assembled && api.is_some_and(runs_or_destroys) {
+    if api.is_some_and(runs_or_destroys)
+        && callee.taint.has(Taint::BUILT)
+        && !callee.qualified_name().is_some_and(spelled_out)
+    {
         hit(s, rules::HIDDEN_CALL, at, Confidence::High);
     }
     match (
@@ -1036,8 +1037,7 @@ pub(super) fn plain_call<'a>(
         // `json.loads('{"module": "subprocess", ...}')`: data kept as JSON text is the
         // same data once parsed.
         (Some("json.loads"), Some(first)) if first.exact_text().is_some() => {
-            let text = first.exact_text().unwrap_or_default();
-            match serde_json::from_str(text) {
+            match serde_json::from_str(first.exact_text().unwrap_or_default()) {
                 Ok(json) => json_value(s, &json, 0).tainted(first.taint.data()),
                 Err(_) => Value::unknown(first.taint.data()),
             }
@@ -2011,18 +2011,21 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             [key] => method_partial(ITEM_GETTER, "", vec![key.clone()]),
             _ => Value::UNKNOWN,
         },
+        // An assembled name (`attrgetter("".join(parts))`) stays marked as such.
         Api::AttrGetter => match args.positional.first() {
-            // An assembled name (`attrgetter("".join(parts))`) stays marked as such.
-            Some(path) if path.exact_text().is_some() => {
-                let name = path.exact_text().unwrap_or_default();
-                method_partial(ATTR_GETTER, name, Vec::new()).tainted(path.taint.only(Taint::BUILT))
-            }
-            _ => Value::UNKNOWN,
+            Some(path) => match path.exact_text() {
+                Some(name) => {
+                    method_partial(ATTR_GETTER, name, Vec::new()).tainted(assembled(path))
+                }
+                None => Value::UNKNOWN,
+            },
+            None => Value::UNKNOWN,
         },
         Api::MethodCaller => match args.positional.split_first() {
             Some((name, bound)) => match name.exact_text() {
-                Some(method) => method_partial(METHOD_CALLER, method, bound.to_vec())
-                    .tainted(name.taint.only(Taint::BUILT)),
+                Some(method) => {
+                    method_partial(METHOD_CALLER, method, bound.to_vec()).tainted(assembled(name))
+                }
                 None => Value::UNKNOWN,
             },
             None => Value::UNKNOWN,
@@ -2293,6 +2296,12 @@ pub(super) fn network(s: &mut Scanner<'_>, at: u32) {
     s.caps.note_network(at);
 }
 
+/// `Taint::BUILT` when `value` is text assembled at run time (a name put together to be
+/// hidden), else nothing.
+fn assembled(value: &Value) -> Taint {
+    value.taint.only(Taint::BUILT)
+}
+
 /// One address taken from a network's range: connecting to it sweeps nothing.
 pub(super) fn one_address(value: Value) -> Value {
     Value {
@@ -2509,9 +2518,7 @@ pub(super) fn import_by_name(
         s.caps.note_import(name, at);
     }
     // `__import__("".join(["o", "s"]))`: a module named by assembled text is hidden.
-    let assembled = args
-        .get(0, "name")
-        .map_or(Taint::NONE, |n| n.taint.only(Taint::BUILT));
+    let assembled = args.get(0, "name").map_or(Taint::NONE, assembled);
     match name {
         Some(name) if top_level => {
             Value::name(canonical_module(name.split('.').next().unwrap_or(name))).tainted(assembled)
@@ -2553,9 +2560,9 @@ pub(super) fn get_attr(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) -> Value {
     match (name.and_then(Value::exact_text), object.qualified_name()) {
         // `getattr(os, "sy" + "stem")`: a name assembled to be hidden stays marked so.
         (Some(attr), Some(_)) => {
-            let assembled = name.map_or(Taint::NONE, |n| n.taint).with(object.taint);
+            let name = name.map_or(Taint::NONE, assembled);
             s.attribute(&object, attr)
-                .tainted(assembled.only(Taint::BUILT))
+                .tainted(name.with(assembled(&object)))
         }
         // `getattr(runner, name)` on the program's own objects: as `runner.<name>` reads
         // it (fields, properties, descriptors, `__getattr__`).

@@ -65,6 +65,18 @@ pub struct Capabilities {
 /// Most imports and written files remembered: enough for any real program's own.
 const MAX_REMEMBERED: usize = 256;
 
+/// Adds `item` to a remembered list, up to `MAX_REMEMBERED` of them.
+fn remember<T>(list: &mut Vec<T>, item: T) {
+    if list.len() < MAX_REMEMBERED {
+        list.push(item);
+    }
+}
+
+/// Whether one of the (possibly partial) paths of `list` names the file at `path`.
+fn names_file(list: &[Rc<str>], path: &str) -> bool {
+    list.iter().any(|c| same_file(c, path))
+}
+
 impl Capabilities {
     pub fn note_network(&mut self, at: u32) {
         self.network.get_or_insert(at);
@@ -126,28 +138,24 @@ impl Capabilities {
     }
 
     pub fn note_root_owned(&mut self, path: &str) {
-        if self.root_owned.len() < MAX_REMEMBERED {
-            self.root_owned.push(path.into());
-        }
+        remember(&mut self.root_owned, path.into());
     }
 
     pub fn is_root_owned(&self, path: &str) -> bool {
-        self.root_owned.iter().any(|c| same_file(c, path))
+        names_file(&self.root_owned, path)
     }
 
     pub fn note_shell_copy(&mut self, path: &str) {
-        if self.shell_copies.len() < MAX_REMEMBERED {
-            self.shell_copies.push(path.into());
-        }
+        remember(&mut self.shell_copies, path.into());
     }
 
     pub fn is_shell_copy(&self, path: &str) -> bool {
-        self.shell_copies.iter().any(|c| same_file(c, path))
+        names_file(&self.shell_copies, path)
     }
 
     /// Whether `path` names a copy of a secret file this program made.
     pub fn is_secret_copy(&self, path: &str) -> bool {
-        self.secret_copies.iter().any(|c| same_file(c, path))
+        names_file(&self.secret_copies, path)
     }
 
     /// A fetched archive was unpacked into `dir`: every file below it is a download,
@@ -189,9 +197,7 @@ impl Capabilities {
     }
 
     pub fn note_import(&mut self, module: &str, at: u32) {
-        if self.imports.len() < MAX_REMEMBERED {
-            self.imports.push((module.into(), at));
-        }
+        remember(&mut self.imports, (module.into(), at));
     }
 
     pub fn note_pickled(&mut self, path: &str) {
@@ -201,9 +207,7 @@ impl Capabilities {
     }
 
     pub fn note_local_load(&mut self, at: u32, path: Option<Rc<str>>) {
-        if self.local_loads.len() < MAX_REMEMBERED {
-            self.local_loads.push((at, path));
-        }
+        remember(&mut self.local_loads, (at, path));
     }
 
     pub fn note_foreign_write(&mut self, path: &str) {

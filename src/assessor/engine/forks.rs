@@ -78,10 +78,8 @@ struct LoopFrame {
     child_ends: bool,
     /// It waits for something (`accept`, `sleep`, `join`, `get`...) or can end (`break`).
     bounded: bool,
-    /// It can end (`break`, `return`).
-    exits: bool,
-    /// It ends from an `except` handler (when something fails: the disk is full), or
-    /// from its body.
+    /// It can end (`break`, `return`) from an `except` handler (when something fails:
+    /// the disk is full), or from its body.
     exits_on_error: bool,
     exits_cleanly: bool,
     /// It waits for something (`accept`, `sleep`, `join`, `get`...).
@@ -118,6 +116,11 @@ struct LoopFrame {
 }
 
 impl LoopFrame {
+    /// It can end (`break`, `return`), however.
+    fn exits(&self) -> bool {
+        self.exits_cleanly || self.exits_on_error
+    }
+
     /// How many times what one walk of the body starts is started: once per pass, or
     /// once when each pass had a walk of its own.
     fn passes_walked_once(&self) -> i64 {
@@ -401,8 +404,10 @@ impl<'a> Scanner<'a> {
         let runaway = forever || (doubles && runs >= MIN_DOUBLINGS) || started >= MIN_STARTS;
         // A copy of the process that loops on doubles however slowly each pass goes
         // (`sleep`, `accept`): only ending the loop or waiting for the copy bounds it.
-        let doubling =
-            doubles && (forever || runs >= MIN_DOUBLINGS) && !frame.exits && !frame.waits_for_child;
+        let doubling = doubles
+            && (forever || runs >= MIN_DOUBLINGS)
+            && !frame.exits()
+            && !frame.waits_for_child;
         if (runaway && !frame.bounded) || doubling {
             if let Some(&at) = frame.forks.first() {
                 self.hits.add(rules::FORK_BOMB, at, Confidence::High);
@@ -428,14 +433,14 @@ impl<'a> Scanner<'a> {
         if let (Some(at), true, None) = (frame.grows_any, unpaced, frame.grows) {
             self.hits.add(rules::RESOURCE_BOMB, at, Confidence::High);
         }
-        if forever && !frame.exits && !frame.bounded && frame.yields {
+        if forever && !frame.exits() && !frame.bounded && frame.yields {
             // A generator yielding in a loop that never ends, waits for nothing and has no
             // way out: iterating over it never ends either.
             if let Some(generator) = self.yields.last_mut() {
                 generator.endless = true;
             }
         }
-        if forever && !frame.exits {
+        if forever && !frame.exits() {
             // Nothing after a loop that never ends runs: a forked copy that enters one
             // (a worker's accept loop) never goes back to forking.
             if let Some(outer) = self.forks.loops.last_mut() {
@@ -517,7 +522,6 @@ impl<'a> Scanner<'a> {
         if self.forks.loops.len() > own_loops_from {
             if let Some(frame) = self.forks.loops.last_mut() {
                 frame.bounded = true;
-                frame.exits = true;
                 match frame.handlers {
                     0 => frame.exits_cleanly = true,
                     _ => frame.exits_on_error = true,
