@@ -16,7 +16,9 @@ use super::parser::{Call, ExprKind};
 use super::process_calls::{child_process, exec_program_argv, kill, process, run_command};
 use super::rules::{self, Rule};
 use super::scan::{either, Scanner};
-use super::value::{Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART, UNKNOWN_PART_STR};
+use super::value::{
+    piece, Kind, Piece, Taint, Value, BIG_BYTES, ENDLESS, UNKNOWN_PART, UNKNOWN_PART_STR,
+};
 
 /// Evaluated arguments of one call.
 #[derive(Clone)]
@@ -795,11 +797,13 @@ pub(super) fn plain_call<'a>(
         if let Some(value) = s.builtin_value(class, args, at) {
             fields.push((BUILTIN_VALUE.into(), value));
         }
-        let instance = Value::instance(class, fields);
+        let mut instance = Value::instance(class, fields);
         if let Some(init) = s.method_of(class, "__init__") {
+            let before = s.take_instance_attributes(class);
             let mut positional = vec![instance.clone()];
             positional.extend(args.positional.iter().cloned());
             s.call_function(init, &positional, &args.keywords);
+            instance = s.keep_init_attributes(class, instance, before);
         }
         if let Some(api) = s.server_api_of(class) {
             apply(s, api, args, at);
@@ -891,10 +895,14 @@ pub(super) fn plain_call<'a>(
         (
             Some(
                 "builtins.str" | "builtins.bytes" | "builtins.bytearray" | "io.BytesIO"
-                | "io.StringIO" | "shlex.quote" | "string.Template",
+                | "io.StringIO" | "shlex.quote" | "string.Template" | "sqlalchemy.text",
             ),
             Some(first),
         ) => first.clone(),
+        // `shlex.join(argv)`: the command line, each argument quoted as a shell needs.
+        (Some("shlex.join"), Some(first)) if first.items().is_some() => {
+            super::process_calls::command_line(s, first)
+        }
         // `list("odus")`: the characters of known text.
         (Some("builtins.list" | "builtins.tuple"), Some(first))
             if first
@@ -1238,6 +1246,14 @@ pub(super) fn plain_call<'a>(
                 if let Kind::Instance(..) = value.kind {
                     s.as_text(value.clone(), "__str__");
                 }
+            }
+            // A credential the job was given printed (`print(os.environ["API_TOKEN"])`)
+            // is disclosed to whoever reads the output. (A key object's name is not.)
+            let credential = Taint::CREDENTIAL.with(Taint::EXTERNAL);
+            let discloses = |v: &Value| v.deep_taint().only(credential) == credential;
+            if args.positional.iter().any(discloses) {
+                hit(s, rules::SECRET_READ, at, Confidence::High);
+                s.caps.note_secret(at);
             }
             Value {
                 kind: Kind::NoneValue,
@@ -1586,9 +1602,16 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             // `file:/path/db.sqlite?mode=ro`: the file is the URI's path.
             let file = path.strip_prefix("file:").unwrap_or(path);
             let file = file.split('?').next().unwrap_or(file).to_string();
-            let file = text_value(s, &file, Taint::NONE);
-            let read = open_file(s, &file, None, at);
-            Value::unknown(read.taint.data())
+            let file_value = text_value(s, &file, Taint::NONE);
+            let read = open_file(s, &file_value, None, at);
+            Value::unknown(read.taint.data().with(found_database(&file)))
+        }
+        Api::DatabaseServer => {
+            let local = args.all().any(|v| v.text().is_some_and(names_this_machine));
+            match local {
+                true => Value::UNKNOWN,
+                false => Value::unknown(Taint::FOREIGN_DATABASE),
+            }
         }
         Api::Unpack => {
             let archive = args.get(0, "filename");
@@ -1640,20 +1663,29 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::Fetch => {
             network(s, at);
             send_out(s, args, at, Sending::Request);
-            // A URL assembled into the metadata service's credential endpoint
-            // (`"169.254." + "169.254"`): what it returns is the instance's keys.
-            let url = args.get(0, "url").and_then(Value::text);
-            if url.is_some_and(super::scan::names_cloud_credentials) {
-                hit(s, rules::SECRET_READ, at, Confidence::High);
-                s.caps.note_secret(at);
-                return Value::unknown(Taint::NETWORK.with(Taint::SECRET));
+            Value::unknown(Taint::NETWORK.with(request_to(s, requested_url(args), at)))
+        }
+        Api::UrlJoin => url_join(s, args),
+        Api::ContainerEngine => {
+            network(s, at);
+            let url = args.get(0, "base_url").and_then(Value::text);
+            if url.is_some_and(|u| u.starts_with("tcp://") || u.starts_with("ssh://")) {
+                hit(s, rules::CONTAINER_ESCAPE, at, Confidence::High);
             }
-            // The host's cloud metadata service (its addresses, roles, security groups),
-            // asked from inside a sandbox: a survey of the host.
-            if url.is_some_and(names_metadata_service) {
-                hit(s, rules::SYSTEM_READ, at, Confidence::High);
+            Value::name("docker.DockerClient")
+        }
+        Api::ContainerRun => {
+            if container_given_the_host(args) {
+                hit(s, rules::CONTAINER_ESCAPE, at, Confidence::High);
             }
-            Value::unknown(Taint::NETWORK)
+            Value::UNKNOWN
+        }
+        Api::ContainerOf { many } => {
+            let container = Value::name("docker.DockerClient.container");
+            match many {
+                true => s.folder.seq(vec![container]),
+                false => container,
+            }
         }
         Api::Download => {
             network(s, at);
@@ -1840,6 +1872,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             } else if !own_file {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
             }
+            yaml_runs(s, args.positional.first(), at);
             if let Some(payload) = args.positional.first().and_then(Value::exact_text) {
                 if payload_runs_code(payload) {
                     hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
@@ -1867,6 +1900,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 loader.is_some_and(|l| l.ends_with("SafeLoader") || l.ends_with("BaseLoader"));
             if !safe {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+                yaml_runs(s, args.get(0, "stream"), at);
             }
             Value::unknown(taint)
         }
@@ -2032,10 +2066,11 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         },
         Api::CallsTarget {
             target,
+            keyword,
             args: from,
             starts,
         } => {
-            let function = args.keyword("target").or(args.positional.get(target));
+            let function = args.keyword(keyword).or(args.positional.get(target));
             let given = args.keyword("args").or(args.positional.get(from)).cloned();
             if let Some(function) = function.cloned() {
                 let positional = match given {
@@ -2310,7 +2345,56 @@ pub(super) fn one_address(value: Value) -> Value {
     }
 }
 
-/// A URL of a cloud provider's instance metadata service.
+/// The URL a request names: `url=`, else the first argument that is one
+/// (`requests.request("GET", url)`), else the first argument.
+pub(super) fn requested_url<'v>(args: &'v Args<'_>) -> Option<&'v Value> {
+    let is_url = |v: &&Value| v.text().is_some_and(|t| t.contains("://"));
+    args.keyword("url")
+        .or_else(|| args.positional.iter().find(is_url))
+        .or(args.positional.first())
+}
+
+/// What a request to `url` does besides using the network, and what its answer holds
+/// (`Taint::SECRET` for keys). The metadata service's credential endpoint, even when the
+/// URL is assembled (`"169.254." + "169.254"`), gives the instance's keys; the service
+/// itself (its addresses, roles, security groups) surveys the host; one address after
+/// another of a network's range sweeps the network.
+pub(super) fn request_to(s: &mut Scanner<'_>, url: Option<&Value>, at: u32) -> Taint {
+    let Some(url) = url else {
+        return Taint::NONE;
+    };
+    let text = url.text();
+    if text.is_some_and(super::scan::names_cloud_credentials) {
+        hit(s, rules::SECRET_READ, at, Confidence::High);
+        s.caps.note_secret(at);
+        return Taint::SECRET;
+    }
+    if text.is_some_and(names_metadata_service) {
+        hit(s, rules::SYSTEM_READ, at, Confidence::High);
+    }
+    let host = text.map(url_host);
+    if url.deep_taint().has(Taint::HOST_RANGE) || host.is_some_and(is_partial_address) {
+        hit(s, rules::NETWORK_SCAN, at, Confidence::High);
+    }
+    Taint::NONE
+}
+
+/// The host of a URL (`http://10.0.0.5:8080/x` → `10.0.0.5`); text with no scheme is
+/// taken as starting with the host.
+fn url_host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    match host.starts_with('[') {
+        true => host.split_inclusive(']').next().unwrap_or(host),
+        false => host.split(':').next().unwrap_or(host),
+    }
+}
+
+/// A URL of a cloud provider's instance metadata service, by name or address (also
+/// written as one number: `http://2852039166/`).
 fn names_metadata_service(url: &str) -> bool {
     const HOSTS: &[&str] = &[
         "169.254.169.254",
@@ -2319,8 +2403,120 @@ fn names_metadata_service(url: &str) -> bool {
         "[fd00:ec2::254]",
         "100.100.100.200",
     ];
-    let host = url.split("://").nth(1).unwrap_or(url);
-    HOSTS.iter().any(|h| host.starts_with(h))
+    const AS_NUMBERS: &[u32] = &[0xA9FE_A9FE, 0xA9FE_AA02, 0x6464_64C8];
+    let host = url_host(url);
+    let number = match host.strip_prefix("0x").or(host.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => host.parse::<u32>().ok(),
+    };
+    HOSTS.contains(&host) || number.is_some_and(|n| AS_NUMBERS.contains(&n))
+}
+
+/// A database address on this machine (`localhost`, a loopback address, a socket or
+/// file path, `sqlite:`): the program's own or a test's.
+fn names_this_machine(address: &str) -> bool {
+    let lower = address.to_ascii_lowercase();
+    [
+        "localhost",
+        "127.0.0.1",
+        "::1",
+        "sqlite",
+        "/tmp/",
+        ":memory:",
+    ]
+    .iter()
+    .any(|local| lower.contains(local))
+        || lower.starts_with('/')
+}
+
+/// A database file found on the machine rather than named (`os.walk` of home for
+/// `*.sqlite`), or one in another user's or the system's trees: not the program's.
+fn found_database(path: &str) -> Taint {
+    let normal = super::paths::normalize(path);
+    let found = path.contains(UNKNOWN_PART) && (normal.absolute || path.starts_with('~'));
+    match found || normal.is_protected() || normal.is_root_home() {
+        true => Taint::FOREIGN_DATABASE,
+        false => Taint::NONE,
+    }
+}
+
+/// YAML loaded with a loader that builds any Python object: a document that calls one
+/// (`!!python/object/apply:os.system [...]`) runs it as it loads; one fetched from the
+/// network runs whatever the server sends.
+fn yaml_runs(s: &mut Scanner<'_>, document: Option<&Value>, at: u32) {
+    let Some(document) = document else {
+        return;
+    };
+    if document.deep_taint().has(Taint::NETWORK) {
+        hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
+    }
+    let calls = ["python/object/apply:", "python/object/new:"];
+    if document
+        .text()
+        .is_some_and(|t| calls.iter().any(|c| t.contains(c)))
+    {
+        hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+    }
+}
+
+/// `containers.run(...)` options that give the container the host: privileges, the
+/// host's namespaces, capabilities, devices, unconfined security, a volume exposing it.
+fn container_given_the_host(args: &Args<'_>) -> bool {
+    let set = |name: &str| {
+        args.keyword(name)
+            .is_some_and(|v| !matches!(v.kind, Kind::NoneValue) && v.as_int() != Some(0))
+    };
+    let host = |name: &str| args.keyword(name).and_then(Value::exact_text) == Some("host");
+    let mounts = |v: &Value| {
+        let sources = match &v.kind {
+            Kind::Dict(pairs) => pairs.iter().map(|(k, _)| k.clone()).collect(),
+            _ => v.iterated().unwrap_or_default(),
+        };
+        sources
+            .iter()
+            .any(|s| s.text().is_some_and(super::paths::mount_exposes_host))
+    };
+    let volumes = ["volumes", "binds"]
+        .iter()
+        .any(|k| args.keyword(k).is_some_and(mounts));
+    let modes = [
+        "pid_mode",
+        "network_mode",
+        "ipc_mode",
+        "userns_mode",
+        "uts_mode",
+    ];
+    ["privileged", "cap_add", "devices", "security_opt"]
+        .iter()
+        .any(|k| set(k))
+        || modes.iter().any(|k| host(k))
+        || volumes
+}
+
+/// `urllib.parse.urljoin(base, url)`: `url` when it is absolute, else resolved against
+/// `base`'s origin (`/path`) or its directory.
+fn url_join(s: &mut Scanner<'_>, args: &Args<'_>) -> Value {
+    let taint = args.data_taint();
+    let (Some(base), Some(relative)) = (args.get(0, "base"), args.get(1, "url")) else {
+        return Value::unknown(taint);
+    };
+    let Some(base) = base.text() else {
+        return Value::unknown(taint);
+    };
+    let rel = relative.text().unwrap_or_default();
+    let (scheme, rest) = base.split_once("://").unwrap_or(("", base));
+    let origin_len = base.len() - rest.len() + rest.find('/').unwrap_or(rest.len());
+    let prefix = if rel.contains("://") {
+        String::new()
+    } else if rel.starts_with('/') || scheme.is_empty() && rest.is_empty() {
+        base[..origin_len].to_string()
+    } else if base.len() == origin_len {
+        format!("{base}/")
+    } else {
+        base[..=base.rfind('/').unwrap_or(0)].to_string()
+    };
+    let pieces = [Piece::Known(&prefix), piece(relative)];
+    s.folder.join(pieces, taint)
 }
 
 /// A connection to one address of a network's range (`(str(host), 22)` for each host of

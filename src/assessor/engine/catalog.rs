@@ -203,9 +203,27 @@ pub enum Api {
     /// Calls the function in argument `target` (or `target=`) with the argument list in
     /// argument `args` (or `args=`): threads, processes, timers. `args: 0` means the
     /// arguments follow the function (`atexit.register(f, *args)`). `starts`: it runs
-    /// in a new thread or process (not later in this one, as an exit hook does).
+    /// in a new thread or process (not later in this one, as an exit hook does). `keyword`
+    /// names the function's argument when given by name (`target=`, `handler=`).
+    /// `urllib.parse.urljoin(base, url)`.
+    UrlJoin,
+    /// A connection to a database server (`psycopg2.connect(dsn)`, `create_engine(url)`):
+    /// a foreign database unless it is on this machine.
+    DatabaseServer,
+    /// A client of a container engine (`docker.from_env()`): the local engine, or
+    /// another host's (`base_url="tcp://..."`), which is a way out.
+    ContainerEngine,
+    /// `client.containers.run(image, ...)`: a way out when the container is given the
+    /// host (`privileged=True`, `pid_mode="host"`, a volume of `/`).
+    ContainerRun,
+    /// `client.containers.get(name)`: a container the program did not make (`many`: a
+    /// list of them, `containers.list()`).
+    ContainerOf {
+        many: bool,
+    },
     CallsTarget {
         target: usize,
+        keyword: &'static str,
         args: usize,
         starts: bool,
     },
@@ -298,7 +316,9 @@ pub fn api(name: &str) -> Option<Api> {
         | "asyncio.create_subprocess_shell"
         | "pexpect.spawn"
         | "pexpect.run"
-        | "pexpect.popen_spawn.PopenSpawn" => Shell,
+        | "pexpect.popen_spawn.PopenSpawn"
+        | "invoke.run"
+        | "invoke.sudo" => Shell,
         "subprocess.run"
         | "subprocess.call"
         | "subprocess.check_call"
@@ -309,6 +329,19 @@ pub fn api(name: &str) -> Option<Api> {
         "sys.meta_path.insert" | "sys.meta_path.append" => ImportHook,
         "shutil.unpack_archive" => Unpack,
         "sqlite3.connect" => OpenDatabase,
+        "psycopg2.connect"
+        | "psycopg.connect"
+        | "pymysql.connect"
+        | "MySQLdb.connect"
+        | "mysql.connector.connect"
+        | "asyncpg.connect"
+        | "asyncpg.create_pool"
+        | "sqlalchemy.create_engine"
+        | "sqlalchemy.ext.asyncio.create_async_engine"
+        | "pymongo.MongoClient"
+        | "cx_Oracle.connect"
+        | "oracledb.connect"
+        | "pyodbc.connect" => DatabaseServer,
         "paramiko.RSAKey.from_private_key_file"
         | "paramiko.ECDSAKey.from_private_key_file"
         | "paramiko.Ed25519Key.from_private_key_file"
@@ -435,33 +468,39 @@ pub fn api(name: &str) -> Option<Api> {
         "threading.Thread" | "multiprocessing.Process" | "multiprocessing.context.Process" => {
             CallsTarget {
                 target: 1,
+                keyword: "target",
                 args: 3,
                 starts: true,
             }
         }
         "threading.Timer" => CallsTarget {
             target: 1,
+            keyword: "function",
             args: 2,
             starts: true,
         },
         "asyncio.to_thread" => CallsTarget {
             target: 0,
+            keyword: "func",
             args: 0,
             starts: true,
         },
         "_thread.start_new_thread" => CallsTarget {
             target: 0,
+            keyword: "function",
             args: 0,
             starts: true,
         },
         "atexit.register" => CallsTarget {
             target: 0,
+            keyword: "func",
             args: 0,
             starts: false,
         },
         // `signal.signal(SIGTERM, handler)`, `weakref.finalize(obj, f, *args)`.
         "signal.signal" | "weakref.finalize" => CallsTarget {
             target: 1,
+            keyword: "handler",
             args: 0,
             starts: false,
         },
@@ -484,6 +523,9 @@ pub fn api(name: &str) -> Option<Api> {
         | "paramiko.Transport"
         | "paramiko.SFTPClient.from_transport"
         | "fabric.Connection"
+        | "fabric.ThreadingGroup"
+        | "fabric.SerialGroup"
+        | "fabric.Group"
         | "asyncssh.connect"
         | "imaplib.IMAP4"
         | "imaplib.IMAP4_SSL"
@@ -495,7 +537,13 @@ pub fn api(name: &str) -> Option<Api> {
         | "paho.mqtt.client.Client"
         | "kafka.KafkaProducer"
         | "websocket.WebSocket"
-        | "pycurl.Curl" => NetworkClient,
+        | "pycurl.Curl"
+        | "redis.Redis"
+        | "redis.StrictRedis"
+        | "redis.from_url"
+        | "redis.Redis.from_url"
+        | "redis.asyncio.Redis"
+        | "redis.asyncio.from_url" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" | "gzip.open" | "bz2.open"
         | "lzma.open" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
@@ -529,6 +577,7 @@ pub fn api(name: &str) -> Option<Api> {
         }
         "pathlib.Path.home" | "pathlib.PosixPath.home" => PathHome,
         "os.path.join" => PathJoin,
+        "urllib.parse.urljoin" => UrlJoin,
         "os.path.expanduser" | "os.path.expandvars" | "os.path.abspath" | "os.path.normpath"
         | "os.path.realpath" | "os.fsencode" | "os.fsdecode" => PathSame,
         // The tree of the code is the code, as far as `compile` and `exec` care.
@@ -560,7 +609,7 @@ pub fn api(name: &str) -> Option<Api> {
         "os.chown" | "os.lchown" | "shutil.chown" => Chown,
         "os.truncate" => Truncate { descriptor: false },
         "os.ftruncate" => Truncate { descriptor: true },
-        "os.chmod" | "os.lchmod" => Chmod,
+        "os.chmod" | "os.lchmod" | "os.fchmod" => Chmod,
         "os.setuid" | "os.setgid" | "os.seteuid" | "os.setegid" | "os.setreuid" | "os.setregid"
         | "os.setresuid" | "os.setresgid" | "os.setgroups" | "os.initgroups" => SetId,
         "os.setns" | "os.unshare" | "os.chroot" => EscapeProbe,
@@ -570,7 +619,26 @@ pub fn api(name: &str) -> Option<Api> {
         | "docker.APIClient"
         | "docker.client.from_env"
         | "docker.client.DockerClient"
-        | "docker.api.APIClient" => EscapeProbe,
+        | "docker.api.APIClient" => ContainerEngine,
+        "docker.DockerClient.containers.run"
+        | "docker.DockerClient.containers.create"
+        | "docker.DockerClient.create_host_config" => ContainerRun,
+        "docker.DockerClient.containers.get" => ContainerOf { many: false },
+        "docker.DockerClient.containers.list" => ContainerOf { many: true },
+        // Into, or against, a container the program did not make (the low-level
+        // client's calls take its id).
+        "docker.DockerClient.exec_create"
+        | "docker.DockerClient.kill"
+        | "docker.DockerClient.stop"
+        | "docker.DockerClient.remove_container"
+        | "docker.DockerClient.put_archive"
+        | "docker.DockerClient.get_archive"
+        | "docker.DockerClient.container.exec_run"
+        | "docker.DockerClient.container.put_archive"
+        | "docker.DockerClient.container.get_archive"
+        | "docker.DockerClient.container.kill"
+        | "docker.DockerClient.container.stop"
+        | "docker.DockerClient.container.remove" => EscapeProbe,
         "os.kill" | "os.killpg" | "signal.pidfd_send_signal" => Kill,
         "os.pidfd_open" => PidFd,
         "os.getpid" | "os.getpgrp" => GetPid,

@@ -270,11 +270,17 @@ impl<'a> Scanner<'a> {
     /// The fields of a record instance, by the names its class's methods see them as
     /// (`self.path`).
     pub(super) fn fields_of(&self, value: &Value) -> Vec<(&'a str, Value)> {
-        let Kind::Instance(class, Some(_)) = value.kind else {
+        let Kind::Instance(class, Some(fields)) = &value.kind else {
             return Vec::new();
         };
-        let Some(names) = self.class(class).and_then(|c| c.fields.as_ref()) else {
-            return Vec::new();
+        let Some(names) = self.class(*class).and_then(|c| c.fields.as_ref()) else {
+            // A plain class's instance: what its `__init__` set on `self`.
+            return fields
+                .iter()
+                .filter_map(|(name, v)| {
+                    Some((self.instance_attribute_name(*class, name)?, v.clone()))
+                })
+                .collect();
         };
         names
             .iter()

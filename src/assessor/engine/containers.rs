@@ -116,7 +116,7 @@ impl Scanner<'_> {
 /// The dict with `key` set to `value` (replaced in place, or added at the end); an
 /// unknown container or key, or a full dict, leaves only the data taint.
 fn with_pair(dict: &Value, key: Value, value: Value) -> Value {
-    let known_key = key.exact_text().is_some() || key.as_int().is_some();
+    let known_key = key.is_known_key();
     let lost = || Value::unknown(dict.deep_taint().data().with(value.deep_taint().data()));
     let Kind::Dict(pairs) = &dict.kind else {
         return lost();

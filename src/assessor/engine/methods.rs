@@ -4,15 +4,15 @@
 //! Called by `calls::eval_call` when the callee is `object.method`.
 
 use super::calls::{
-    asks_for_environ, call_indirect, foreign_environ, hit, is_callable, libc_call, send_out,
-    text_value, Args, Sending,
+    asks_for_environ, call_indirect, foreign_environ, hit, is_callable, libc_call, request_to,
+    requested_url, send_out, text_value, Args, Sending,
 };
 use super::files::{file_access, open_file, path_method, written, Access};
 use super::findings::Confidence;
 use super::fold;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value};
+use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value, UNKNOWN_PART};
 
 /// A method call on a value that is not a module: text methods fold, tracked objects
 /// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
@@ -54,6 +54,9 @@ pub(super) fn method_call(
     }
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
+    }
+    if destroys_database(object, method, args) {
+        hit(s, rules::DESTRUCTIVE, at, Confidence::High);
     }
     let writes = matches!(
         method,
@@ -107,6 +110,24 @@ pub(super) fn method_call(
             .note_unpacked(dir.and_then(Value::text).unwrap_or("."));
         return Value::UNKNOWN;
     }
+    // What a cloud's secret stores hold: AWS Secrets Manager and SSM parameters,
+    // Kubernetes secrets.
+    let secret_store = matches!(
+        method,
+        "get_secret_value"
+            | "batch_get_secret_value"
+            | "list_namespaced_secret"
+            | "list_secret_for_all_namespaces"
+            | "read_namespaced_secret"
+    ) || matches!(
+        method,
+        "get_parameter" | "get_parameters" | "get_parameters_by_path"
+    ) && args.keyword("WithDecryption").and_then(Value::as_int) == Some(1);
+    if secret_store {
+        hit(s, rules::SECRET_READ, at, Confidence::High);
+        s.caps.note_secret(at);
+        return Value::unknown(Taint::SECRET.with(Taint::NETWORK));
+    }
     if matches!(method, "get_credentials" | "get_frozen_credentials") {
         // A cloud SDK session's keys (`boto3.Session().get_credentials()`).
         return Value::unknown(Taint::CREDENTIAL);
@@ -141,6 +162,29 @@ pub(super) fn method_call(
         };
         send_out(s, args, at, sending);
         downloaded_to_file(s, method, args, at);
+        // `session.get(url)`, `client.request("GET", url)`, `opener.open(url)`.
+        let requests = matches!(
+            method,
+            "get"
+                | "post"
+                | "put"
+                | "patch"
+                | "delete"
+                | "head"
+                | "options"
+                | "request"
+                | "stream"
+                | "open"
+                | "urlopen"
+                | "fetch"
+        );
+        if requests {
+            request_to(s, requested_url(args), at);
+        }
+        if matches!(method, "exec_command" | "run" | "sudo") {
+            let command = args.get(0, "command");
+            super::process_calls::remote_command(s, command, at);
+        }
         // `sftp.put(local, remote)`, `s3.upload_file(local, bucket, key)`: the local file
         // is read and sent.
         if matches!(method, "put" | "upload" | "upload_file" | "put_file") {
@@ -176,12 +220,14 @@ pub(super) fn method_call(
     if let Kind::Dict(pairs) = &object.kind {
         match method {
             "get" => {
+                // A key it lacks gives the default, or what the dict stands for when it
+                // is one of two (`(update.get("message") or {}).get("text", "")`).
                 let key = args.positional.first().cloned().unwrap_or(Value::UNKNOWN);
-                return object
-                    .get(&key)
-                    .cloned()
-                    .or_else(|| args.positional.get(1).cloned())
-                    .unwrap_or_else(|| Value::unknown(object.deep_taint().data()));
+                let missing = || match args.positional.get(1) {
+                    Some(default) => default.clone().tainted(object.taint.data()),
+                    None => Value::unknown(object.deep_taint().data()),
+                };
+                return object.get(&key).cloned().unwrap_or_else(missing);
             }
             "values" => return s.folder.seq(pairs.iter().map(|(_, v)| v.clone()).collect()),
             "keys" => return s.folder.seq(pairs.iter().map(|(k, _)| k.clone()).collect()),
@@ -577,4 +623,45 @@ fn downloaded_to_file(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u3
     if let Some(local) = local.cloned() {
         written(s, &local, Taint::NETWORK, at);
     }
+}
+
+/// A database that is not the program's emptied: every table dropped or truncated (their
+/// names read from the database, `f'DROP TABLE "{name}"'`), a schema or database dropped,
+/// `metadata.drop_all(engine)`, a Redis server flushed whole (`flushall()`).
+fn destroys_database(object: &Value, method: &str, args: &Args<'_>) -> bool {
+    let foreign = object.taint.has(Taint::FOREIGN_DATABASE);
+    let statement = args.get(0, "statement").and_then(Value::text);
+    match method {
+        "execute" | "executemany" | "executescript" | "exec_driver_sql" => {
+            foreign && statement.is_some_and(empties_database)
+        }
+        "drop_all" => args.all().any(|a| a.taint.has(Taint::FOREIGN_DATABASE)),
+        "drop_database" => foreign,
+        "flushall" => object.taint.has(Taint::NETWORK),
+        "execute_command" => {
+            object.taint.has(Taint::NETWORK)
+                && statement.is_some_and(|c| {
+                    let c = c.to_ascii_uppercase();
+                    c.starts_with("FLUSHALL")
+                })
+        }
+        _ => false,
+    }
+}
+
+/// SQL that drops a schema or database, or drops, truncates or wholly deletes a table
+/// whose name is computed at run time (each table the database lists).
+fn empties_database(sql: &str) -> bool {
+    let upper = sql.to_ascii_uppercase();
+    let words: Vec<&str> = upper.split_ascii_whitespace().collect();
+    let whole = words
+        .windows(2)
+        .any(|w| w[0] == "DROP" && matches!(w[1], "SCHEMA" | "DATABASE"));
+    let computed = sql.contains(UNKNOWN_PART);
+    let table = words.windows(2).any(|w| {
+        w == ["DROP", "TABLE"]
+            || w[0] == "TRUNCATE"
+            || w == ["DELETE", "FROM"] && !upper.contains("WHERE")
+    });
+    whole || computed && table
 }

@@ -809,6 +809,27 @@ pub fn mentions_escape(text: &str) -> bool {
     mining_and_escape(text).1
 }
 
+/// A host path that, mounted into a container, hands the container the host: its root,
+/// its system trees, its kernel interfaces, users' homes, or the engine's own socket.
+pub fn exposes_host(source: &str) -> bool {
+    const HOST_TREES: &[&str] = &["proc", "sys", "dev", "root", "home", "run", "var", "boot"];
+    let path = normalize(source);
+    source.trim_end_matches('/').is_empty() && source.starts_with('/')
+        || path.is_protected()
+        || path.absolute && path.first().is_some_and(|top| HOST_TREES.contains(&top))
+        || mentions_escape(source)
+}
+
+/// A mount (`/:/host`, `/var/run/docker.sock:/s:ro`, `type=bind,source=/,target=/h`)
+/// of a host path that exposes the host.
+pub fn mount_exposes_host(spec: &str) -> bool {
+    let source = spec
+        .split(',')
+        .find_map(|f| f.strip_prefix("source=").or(f.strip_prefix("src=")))
+        .unwrap_or_else(|| spec.split(':').next().unwrap_or(spec));
+    exposes_host(source)
+}
+
 pub fn mentions_mining(text: &str) -> bool {
     MARKERS.contains(text, Tag::Mining)
 }

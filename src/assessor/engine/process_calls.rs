@@ -177,6 +177,34 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
     apply_command_facts(s, &facts, at);
 }
 
+/// A command run on another host (`ssh.exec_command(cmd)`, fabric's `c.run(cmd)` and
+/// `c.sudo(cmd)`): ordinary administration there is no business of this sandbox, but an
+/// attack is one wherever it runs (a uid 0 account, a reverse shell, `curl | sh`,
+/// destruction, a miner).
+pub(super) fn remote_command(s: &mut Scanner<'_>, command: Option<&Value>, at: u32) {
+    let Some(command) = command else { return };
+    let line = command_line(s, command);
+    let Some(text) = line.text().filter(|t| t.len() <= s.shell_budget) else {
+        return;
+    };
+    s.shell_budget -= text.len();
+    let facts = shell::analyse(text);
+    let attacks = [
+        (facts.privilege_escalation, rules::PRIVILEGE_ESCALATION),
+        (facts.reverse_shell, rules::REVERSE_SHELL),
+        (facts.fetch_then_run, rules::DOWNLOAD_EXECUTE),
+        (facts.decode_then_run, rules::DECODE_EXECUTE),
+        (facts.destructive, rules::DESTRUCTIVE),
+        (facts.mining, rules::CRYPTO_MINING),
+        (facts.fork_bomb, rules::FORK_BOMB),
+    ];
+    for (fired, rule) in attacks {
+        if fired {
+            hit(s, rule, at, Confidence::High);
+        }
+    }
+}
+
 /// The program a command without a shell runs (an argv's first item, or the whole
 /// command) comes from outside the program: `shlex.split(os.environ["CMD"])`,
 /// `sys.argv[1:]`, `[os.environ["PROG"], ...]`. Later arguments alone do not count.

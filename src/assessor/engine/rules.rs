@@ -62,7 +62,7 @@ rules! {
     DECODE_EXECUTE = "CRD103", Blocked, Behavioural, Some("CWE-506"), "Decoded payload executed",
         "Executing data that is decoded or decompressed at run time hides the real program from review.";
     DESTRUCTIVE = "CRD104", Blocked, Behavioural, Some("CWE-732"), "Destroys system paths",
-        "Deleting the root or a system directory has no place in a sandboxed job and signals hostile intent.";
+        "Deleting the root or a system directory, or emptying a database that is not the job's own, has no place in a sandboxed job and signals hostile intent.";
     PERSISTENCE = "CRD105", Blocked, Behavioural, Some("CWE-506"), "Installs persistence",
         "Writing shell rc files, cron, systemd units, authorized_keys or ld.so.preload makes code outlive the job.";
     CONTAINER_ESCAPE = "CRD106", Blocked, Behavioural, Some("CWE-269"), "Container escape probe",

@@ -635,6 +635,19 @@ impl<'a> Scanner<'a> {
                 }
                 dict
             }
+            // `limit is None`: known when the value is (`while limit is None or n <
+            // limit:` with no limit given never ends).
+            ExprKind::IsNone { value, is_none } => {
+                let value = self.eval(value);
+                let none = match value.kind {
+                    Kind::NoneValue => Some(true),
+                    Kind::Unknown | Kind::Name(_) => None,
+                    _ => Some(false),
+                };
+                none.map_or(Value::UNKNOWN, |none| {
+                    Value::int(i64::from(none == is_none))
+                })
+            }
             ExprKind::BoolOp { values, or } => {
                 let mut values = values.iter().map(|e| self.eval(e)).collect::<Vec<_>>();
                 let first = values.remove(0);
@@ -714,9 +727,7 @@ impl<'a> Scanner<'a> {
             let value = self.eval(value);
             taint = taint.with(value.deep_taint().data());
             match key {
-                Some(key) if key.exact_text().is_some() || key.as_int().is_some() => {
-                    pairs.push((key, value))
-                }
+                Some(key) if key.is_known_key() => pairs.push((key, value)),
                 _ => known = false,
             }
         }
@@ -770,6 +781,70 @@ impl<'a> Scanner<'a> {
             }
         }
         self.attributes.insert((owner, attr), value);
+    }
+
+    /// Takes what methods set on instances of `class` (`self.x = v`) before its
+    /// `__init__` runs for a new instance; `keep_init_attributes` puts it back.
+    pub(super) fn take_instance_attributes(&mut self, class: u32) -> Vec<(&'a str, Value)> {
+        let mut taken = Vec::new();
+        self.instance_attributes.retain(|(owner, attr), value| {
+            let keep = *owner != class;
+            if !keep {
+                taken.push((*attr, value.clone()));
+            }
+            keep
+        });
+        taken
+    }
+
+    /// A new instance of `class` with what its `__init__` set on `self` as its own
+    /// fields, so that two instances of one class keep their own `self.tool`; what was
+    /// set before on instances of the class is put back beside it.
+    pub(super) fn keep_init_attributes(
+        &mut self,
+        class: u32,
+        instance: Value,
+        before: Vec<(&'a str, Value)>,
+    ) -> Value {
+        // Only values no method can change in place: known text, numbers and lists of
+        // them (`self.tool = "curl"`); an object or an empty list to be filled later is
+        // followed through the class, as before.
+        let unchanging = |value: &Value| match &value.kind {
+            Kind::Text { .. } | Kind::Int(_) => true,
+            Kind::Seq(items) => !items.is_empty() && value.is_constant(),
+            _ => false,
+        };
+        let mut set: Vec<(&'a str, Value)> = (self.instance_attributes.iter())
+            .filter(|((owner, _), value)| *owner == class && unchanging(value))
+            .map(|((_, attr), value)| (*attr, value.clone()))
+            .collect();
+        for (attr, value) in before {
+            self.instance_attributes
+                .entry((class, attr))
+                .or_insert(value);
+        }
+        let Kind::Instance(_, fields) = &instance.kind else {
+            return instance;
+        };
+        if set.is_empty() {
+            return instance;
+        }
+        set.sort_by(|a, b| a.0.cmp(b.0));
+        let mut all: Vec<(Rc<str>, Value)> = fields.as_deref().unwrap_or_default().to_vec();
+        for (attr, value) in set {
+            if !all.iter().any(|(name, _)| &**name == attr) {
+                all.push((Rc::from(attr), value));
+            }
+        }
+        Value::instance(class, all)
+    }
+
+    /// The name, as the program writes it, of an attribute its methods set on instances
+    /// of `class`.
+    pub(super) fn instance_attribute_name(&self, class: u32, name: &str) -> Option<&'a str> {
+        (self.instance_attributes.keys())
+            .find(|(owner, attr)| *owner == class && *attr == name)
+            .map(|(_, attr)| *attr)
     }
 
     pub(super) fn set_attribute(

@@ -4,7 +4,7 @@
 //!
 //! Called by `calls` with the folded command text; unknown parts are `UNKNOWN_PART`.
 
-use super::paths::{mentions_escape, mentions_mining, normalize};
+use super::paths::{mentions_escape, mentions_mining, mount_exposes_host, normalize};
 use super::value::UNKNOWN_PART;
 
 mod functions;
@@ -632,10 +632,16 @@ impl<'t> Simple<'t> {
         self.check_inline_code(facts);
     }
 
-    /// `docker ps`, `docker container ls`, `podman images`, `docker stats --no-stream`:
-    /// a listing of the engine's containers, images or use, on the local engine.
-    fn only_lists_containers(&self) -> bool {
-        const LISTINGS: &[&str] = &["ps", "images", "stats", "info", "top", "port", "df"];
+    /// A container engine asked for what reaches past its containers: another host's
+    /// engine, a shell or a copy inside a running container, stopping or removing
+    /// containers, or a container given the host's namespaces, devices, privileges or
+    /// files (`--privileged`, `--pid=host`, `-v /:/host`). Listing, building, pulling and
+    /// running an ordinary container do not.
+    fn reaches_past_containers(&self) -> bool {
+        const OWN_WORK: &[&str] = &[
+            "ps", "images", "stats", "info", "top", "port", "df", "ls", "list", "build", "pull",
+            "logs", "inspect", "version", "tag", "history", "wait",
+        ];
         const OBJECTS: &[&str] = &[
             "container",
             "image",
@@ -643,23 +649,58 @@ impl<'t> Simple<'t> {
             "volume",
             "network",
             "compose",
+            "builder",
+            "buildx",
         ];
         let elsewhere = ["-H", "--host", "--context", "-c"]
             .iter()
             .any(|flag| self.has_flag(flag))
             || self.args.iter().any(|a| a.starts_with("--host="));
         let mut operands = self.operands();
-        let listed = match operands.next() {
-            Some(object) if OBJECTS.contains(&object) => {
-                matches!(
-                    operands.next(),
-                    Some("ls" | "list" | "ps" | "df" | "images" | "top")
-                )
-            }
-            Some(command) => LISTINGS.contains(&command),
-            None => false,
+        let verb = match operands.next() {
+            Some(object) if OBJECTS.contains(&object) => operands.next(),
+            verb => verb,
         };
-        listed && !elsewhere
+        elsewhere
+            || match verb {
+                Some("run" | "create") => self.gives_container_the_host(),
+                Some(verb) => !OWN_WORK.contains(&verb),
+                None => true,
+            }
+    }
+
+    /// `docker run` options that give the container the host: privileges, the host's
+    /// namespaces, capabilities, devices, unconfined security, or a mount of a host path
+    /// that exposes it.
+    fn gives_container_the_host(&self) -> bool {
+        const NAMESPACES: &[&str] = &[
+            "--pid",
+            "--net",
+            "--network",
+            "--ipc",
+            "--uts",
+            "--userns",
+            "--cgroupns",
+        ];
+        const MOUNTS: &[&str] = &["-v", "--volume", "--mount"];
+        let mut args = self.args.iter().peekable();
+        while let Some(arg) = args.next() {
+            let (flag, glued) = arg
+                .split_once('=')
+                .map_or((*arg, None), |(f, v)| (f, Some(v)));
+            let mut value = || glued.or_else(|| args.peek().copied().copied());
+            let grants = match flag {
+                "--privileged" => glued != Some("false"),
+                "--cap-add" | "--device" | "--security-opt" => true,
+                _ if NAMESPACES.contains(&flag) => value() == Some("host"),
+                _ if MOUNTS.contains(&flag) => value().is_some_and(mount_exposes_host),
+                _ => false,
+            };
+            if grants {
+                return true;
+            }
+        }
+        false
     }
 
     /// `docker --version`, `mount --help`: the program prints its version or usage and
@@ -717,8 +758,9 @@ impl<'t> Simple<'t> {
             "dd" => self.check_dd(facts),
             "find" => self.check_find(facts),
             _ if name.starts_with("mkfs") => facts.destructive = true,
-            "cp" | "mv" | "install" | "ln" | "touch" | "tee" | "truncate" | "chown" | "chgrp"
-            | "sed" | "mkdir" | "chattr" => {
+            "install" => self.check_install(facts),
+            "cp" | "mv" | "ln" | "touch" | "tee" | "truncate" | "chown" | "chgrp" | "sed"
+            | "mkdir" | "chattr" => {
                 self.check_writes(facts);
                 self.note_owner_and_copies(facts);
             }
@@ -759,9 +801,8 @@ impl<'t> Simple<'t> {
             }
             "nsenter" | "mount" | "umount" | "insmod" | "modprobe" | "rmmod" | "unshare"
             | "chroot" | "ctr" | "runc" => facts.escape = true,
-            // A container engine asked to run, exec, copy or build is a way out; asked
-            // only to list what runs (`docker ps`, `docker stats`), it changes nothing.
-            "docker" | "podman" | "nerdctl" => facts.escape |= !self.only_lists_containers(),
+            // A way out when it reaches past its containers (see there).
+            "docker" | "podman" | "nerdctl" => facts.escape |= self.reaches_past_containers(),
             // Who logged in, from where, and who failed to.
             "last" | "lastb" | "lastlog" | "faillog" => facts.system_read = true,
             // The whole database (`getent passwd`); one entry by name is a lookup.
@@ -919,6 +960,40 @@ impl<'t> Simple<'t> {
         uid_zero && non_unique
     }
 
+    /// `install -o root -m 4755 /bin/sh /tmp/x`: a copy (of a shell here), given to an
+    /// owner and a mode in one step, as `cp`, `chown` and `chmod` would.
+    fn check_install(&self, facts: &mut CommandFacts) {
+        let value_of = |short: &str, long: &str| {
+            let glued = self.args.iter().find_map(|a| a.strip_prefix(short));
+            self.option_value(short, long)
+                .or(glued.filter(|v| !v.is_empty()))
+        };
+        let (mode, owner) = (value_of("-m", "--mode"), value_of("-o", "--owner"));
+        let option_values = [mode, owner, value_of("-g", "--group")];
+        let files: Vec<&str> = self
+            .operands()
+            .filter(|a| !option_values.contains(&Some(*a)))
+            .collect();
+        let Some((to, from)) = files.split_last() else {
+            return;
+        };
+        for path in files.iter().map(|f| normalize(f)) {
+            facts.persistence |= path.is_persistence();
+            facts.system_write |= path.is_protected();
+        }
+        facts.privilege_escalation |= normalize(to).is_account_database();
+        if let [from] = from {
+            facts.copies.push((from.to_string(), to.to_string()));
+        }
+        if owner.is_some_and(|o| o == "root" || o == "0") {
+            facts.root_owned.push(to.to_string());
+        }
+        facts.setid_bits |= mode.is_some_and(is_setid_mode);
+        if mode.is_some_and(is_setuid_mode) {
+            facts.setuid_files.push(to.to_string());
+        }
+    }
+
     /// `chown root:root F` gives F to root; `cp A B` makes B a copy of A.
     fn note_owner_and_copies(&self, facts: &mut CommandFacts) {
         let operands: Vec<&str> = self.operands().collect();
@@ -929,7 +1004,7 @@ impl<'t> Simple<'t> {
                     facts.root_owned.extend(files.iter().map(|f| f.to_string()));
                 }
             }
-            ("cp" | "install", [from, to]) => facts.copies.push((from.to_string(), to.to_string())),
+            ("cp", [from, to]) => facts.copies.push((from.to_string(), to.to_string())),
             _ => {}
         }
     }
@@ -938,7 +1013,7 @@ impl<'t> Simple<'t> {
         // `cp /etc/passwd backup/` reads the account database; only its last operand is
         // written.
         let written = match self.name.as_str() {
-            "cp" | "mv" | "install" | "ln" => self.operands().last(),
+            "cp" | "mv" | "ln" => self.operands().last(),
             // Writing in place, or handing the file to someone (`chown alice /etc/shadow`).
             "tee" | "truncate" | "chown" | "chgrp" => {
                 self.operands().find(|a| normalize(a).is_account_database())

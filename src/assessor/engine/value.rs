@@ -90,6 +90,9 @@ impl Taint {
     /// Addresses of a whole network (`ip_network(...).hosts()`, `f"10.0.0.{i}"`):
     /// connecting to each sweeps the network.
     pub const HOST_RANGE: Taint = Taint(1 << 25);
+    /// A connection to a database the program did not make: a server's (not on this
+    /// machine), or a file found on the machine. Dropping its tables destroys data.
+    pub const FOREIGN_DATABASE: Taint = Taint(1 << 26);
 
     /// Processes, the program's children or others': a list of them holds what each is.
     pub const PROCESSES: Taint = Taint(Self::FOREIGN_PROCESS.0 | Self::CHILD.0);
@@ -105,7 +108,8 @@ impl Taint {
             | Self::OWN_SCRIPT.0
             | Self::BIG.0
             | Self::ENVIRONMENT.0
-            | Self::HOST_RANGE.0,
+            | Self::HOST_RANGE.0
+            | Self::FOREIGN_DATABASE.0,
     );
 
     pub fn has(self, other: Taint) -> bool {
@@ -430,11 +434,21 @@ impl Value {
             .find_map(|(k, v)| (k.exact_text() == Some(key)).then_some(v))
     }
 
-    /// Whether two dict keys are the same known text or the same integer.
+    /// Whether two dict keys are the same known text, integer or tuple of those.
     pub fn same_key(&self, other: &Value) -> bool {
-        match (self.exact_text(), other.exact_text()) {
-            (Some(a), Some(b)) => a == b,
+        match (self.exact_text(), other.exact_text(), &self.kind) {
+            (Some(a), Some(b), _) => a == b,
+            (_, _, Kind::Seq(_)) => self.is_known_key() && self == other,
             _ => self.as_int().is_some() && self.as_int() == other.as_int(),
+        }
+    }
+
+    /// Known text, an integer, or a tuple of those (`("etc", "passwd")`): a key a dict
+    /// can be followed under.
+    pub fn is_known_key(&self) -> bool {
+        match &self.kind {
+            Kind::Seq(items) => items.iter().all(Value::is_known_key),
+            _ => self.exact_text().is_some() || self.as_int().is_some(),
         }
     }
 }

@@ -77,6 +77,7 @@ mod origin;
 mod positions;
 mod recovery_and_limits;
 mod resolution;
+mod servers;
 mod signatures;
 mod speed;
 mod unseen;

