@@ -279,6 +279,11 @@ fn update_receiver<'a>(
     if holds_secret(object, args, result) {
         now_holds_secrets(s, name);
     }
+    // `meta.reflect(bind=engine)` of a foreign database: its tables are that database's.
+    if method == "reflect" && args.data_taint().has(Taint::FOREIGN_DATABASE) {
+        let reflected = s.lookup(name).tainted(Taint::FOREIGN_DATABASE);
+        s.rebind(name, reflected);
+    }
 }
 
 /// The object bound to `name` holds secrets from now on.
@@ -1247,14 +1252,6 @@ pub(super) fn plain_call<'a>(
                     s.as_text(value.clone(), "__str__");
                 }
             }
-            // A credential the job was given printed (`print(os.environ["API_TOKEN"])`)
-            // is disclosed to whoever reads the output. (A key object's name is not.)
-            let credential = Taint::CREDENTIAL.with(Taint::EXTERNAL);
-            let discloses = |v: &Value| v.deep_taint().only(credential) == credential;
-            if args.positional.iter().any(discloses) {
-                hit(s, rules::SECRET_READ, at, Confidence::High);
-                s.caps.note_secret(at);
-            }
             Value {
                 kind: Kind::NoneValue,
                 taint: Taint::NONE,
@@ -1607,10 +1604,20 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::unknown(read.taint.data().with(found_database(&file)))
         }
         Api::DatabaseServer => {
-            let local = args.all().any(|v| v.text().is_some_and(names_this_machine));
-            match local {
-                true => Value::UNKNOWN,
-                false => Value::unknown(Taint::FOREIGN_DATABASE),
+            // Known to be another host's (`db.prod.example`, a DSN naming it): foreign.
+            // No address (the local socket), a name the environment gives, or a
+            // one-word service name (`db`, a compose service) is not known to be.
+            let address = ["dsn", "url", "host", "conninfo", "name_or_url"]
+                .iter()
+                .find_map(|k| args.keyword(k))
+                .or(args.positional.first())
+                .and_then(Value::text);
+            match address.and_then(database_host) {
+                Some(host) if !names_this_machine(host) && host.contains('.') => {
+                    network(s, at);
+                    Value::unknown(Taint::FOREIGN_DATABASE.with(Taint::NETWORK))
+                }
+                _ => Value::UNKNOWN,
             }
         }
         Api::Unpack => {
@@ -1666,6 +1673,40 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             Value::unknown(Taint::NETWORK.with(request_to(s, requested_url(args), at)))
         }
         Api::UrlJoin => url_join(s, args),
+        Api::Object(name) => Value::name(name),
+        Api::LogShipper => {
+            let address = args.positional.first().or(args.keyword("address"));
+            let address = address
+                .or(args.keyword("host"))
+                .or(args.keyword("mailhost"));
+            let host = address.map(|a| a.items().and_then(<[Value]>::first).unwrap_or(a));
+            // `SysLogHandler()` logs to this machine (`("localhost", 514)`, `/dev/log`).
+            let remote = host
+                .and_then(Value::text)
+                .is_some_and(|h| !names_this_machine(h));
+            if remote {
+                network(s, at);
+                s.caps.remote_log.get_or_insert(at);
+            }
+            Value::UNKNOWN
+        }
+        Api::LogRecord => {
+            log_record(s, args, at);
+            Value::UNKNOWN
+        }
+        Api::PortScan => {
+            network(s, at);
+            hit(s, rules::NETWORK_SCAN, at, Confidence::High);
+            Value::UNKNOWN
+        }
+        Api::CronJob => {
+            hit(s, rules::PERSISTENCE, at, Confidence::High);
+            // What the job runs, it runs as a command line.
+            if let Some(command) = args.get(0, "command") {
+                run_command(s, Some(command), true, at);
+            }
+            Value::UNKNOWN
+        }
         Api::ContainerEngine => {
             network(s, at);
             let url = args.get(0, "base_url").and_then(Value::text);
@@ -1900,6 +1941,9 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
                 loader.is_some_and(|l| l.ends_with("SafeLoader") || l.ends_with("BaseLoader"));
             if !safe {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
+            }
+            // `FullLoader` builds no objects by calling them; `Loader`/`UnsafeLoader` do.
+            if loader.is_some_and(|l| l.ends_with("UnsafeLoader") || l.ends_with(".Loader")) {
                 yaml_runs(s, args.get(0, "stream"), at);
             }
             Value::unknown(taint)
@@ -1931,7 +1975,7 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             match args.get(1, "default") {
                 // `os.environ.get("XDG_CACHE_HOME", "~/.cache")`: unset, it is the default,
                 // and that is the path a program meets wherever the variable is not set.
-                Some(default) if value.taint == Taint::EXTERNAL && default.text().is_some() => {
+                Some(default) if value.taint.has(Taint::EXTERNAL) && default.text().is_some() => {
                     let default = default.clone();
                     either(Value::UNKNOWN, default, value)
                 }
@@ -2099,6 +2143,8 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
         Api::QueueNew => Value::unknown(Taint::QUEUE),
         Api::Keylogger => {
             hit(s, rules::KEYLOGGER, at, Confidence::High);
+            // What is typed holds passwords: sent anywhere, it is exfiltrated.
+            s.caps.note_secret(at);
             Value::UNKNOWN
         }
         Api::RawPackets => {
@@ -2373,7 +2419,9 @@ pub(super) fn request_to(s: &mut Scanner<'_>, url: Option<&Value>, at: u32) -> T
         hit(s, rules::SYSTEM_READ, at, Confidence::High);
     }
     let host = text.map(url_host);
-    if url.deep_taint().has(Taint::HOST_RANGE) || host.is_some_and(is_partial_address) {
+    // An address with a computed part, asked in a loop (`f"http://10.0.0.{i}/"`).
+    let computed = host.is_some_and(super::paths::is_partial_address) && s.in_loop();
+    if url.deep_taint().has(Taint::HOST_RANGE) || computed {
         hit(s, rules::NETWORK_SCAN, at, Confidence::High);
     }
     Taint::NONE
@@ -2393,40 +2441,80 @@ fn url_host(url: &str) -> &str {
     }
 }
 
-/// A URL of a cloud provider's instance metadata service, by name or address (also
-/// written as one number: `http://2852039166/`).
+/// A URL of a cloud provider's instance metadata service, by name or address, however
+/// the address is written (`http://2852039166/`, `0xA9.0xFE.0xA9.0xFE`, `0251.0376...`,
+/// `[::ffff:169.254.169.254]`, a trailing dot).
 fn names_metadata_service(url: &str) -> bool {
-    const HOSTS: &[&str] = &[
-        "169.254.169.254",
+    const NAMES: &[&str] = &[
         "metadata.google.internal",
-        "169.254.170.2",
-        "[fd00:ec2::254]",
-        "100.100.100.200",
+        "metadata",
+        "instance-data",
+        "instance-data.ec2.internal",
+        "fd00:ec2::254",
     ];
-    const AS_NUMBERS: &[u32] = &[0xA9FE_A9FE, 0xA9FE_AA02, 0x6464_64C8];
-    let host = url_host(url);
-    let number = match host.strip_prefix("0x").or(host.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16).ok(),
-        None => host.parse::<u32>().ok(),
-    };
-    HOSTS.contains(&host) || number.is_some_and(|n| AS_NUMBERS.contains(&n))
+    const ADDRESSES: &[u32] = &[0xA9FE_A9FE, 0xA9FE_AA02, 0x6464_64C8];
+    let host = url_host(url)
+        .trim_matches(['[', ']'])
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    let address = host.strip_prefix("::ffff:").unwrap_or(&host);
+    NAMES.contains(&address) || ipv4_number(address).is_some_and(|n| ADDRESSES.contains(&n))
 }
 
-/// A database address on this machine (`localhost`, a loopback address, a socket or
-/// file path, `sqlite:`): the program's own or a test's.
-fn names_this_machine(address: &str) -> bool {
-    let lower = address.to_ascii_lowercase();
-    [
-        "localhost",
-        "127.0.0.1",
-        "::1",
-        "sqlite",
-        "/tmp/",
-        ":memory:",
-    ]
-    .iter()
-    .any(|local| lower.contains(local))
+/// An IPv4 address as `inet_aton` reads it: one to four parts, each decimal, octal
+/// (`0251`) or hex (`0xA9`), the last filling the bytes left (`169.254.43518`).
+fn ipv4_number(text: &str) -> Option<u32> {
+    let parts: Vec<u32> = text
+        .split('.')
+        .map(
+            |part| match part.strip_prefix("0x").or(part.strip_prefix("0X")) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None if part.len() > 1 && part.starts_with('0') => {
+                    u32::from_str_radix(part, 8).ok()
+                }
+                None => part.parse().ok(),
+            },
+        )
+        .collect::<Option<_>>()?;
+    let (last, leading) = parts.split_last()?;
+    if leading.len() > 3 || leading.iter().any(|p| *p > 255) {
+        return None;
+    }
+    let shift = 8 * (4 - leading.len() as u32);
+    let high = leading.iter().fold(0u64, |n, p| n << 8 | u64::from(*p)) << shift;
+    let low = u64::from(*last);
+    (low < 1u64 << shift).then_some((high | low) as u32)
+}
+
+/// A record logged once a handler ships records to another host: what it carries is
+/// sent there.
+pub(super) fn log_record(s: &mut Scanner<'_>, args: &Args<'_>, at: u32) {
+    if s.caps.remote_log.is_some() {
+        send_out(s, args, at, Sending::Data);
+    }
+}
+
+/// The host a database address names: a URL's (`postgresql://app@db.example/app`), a
+/// libpq DSN's `host=`, or the text itself (a `host=` keyword). `None` when unknown.
+fn database_host(address: &str) -> Option<&str> {
+    let host = if address.contains("://") {
+        url_host(address)
+    } else if let Some((_, rest)) = address.split_once("host=") {
+        rest.split_ascii_whitespace().next().unwrap_or_default()
+    } else {
+        address
+    };
+    (!host.is_empty() && !host.contains(UNKNOWN_PART)).then_some(host)
+}
+
+/// A host or address on this machine (`localhost`, a loopback address, a socket or file
+/// path, `/dev/log`).
+fn names_this_machine(host: &str) -> bool {
+    let lower = host.trim_matches(['[', ']']).to_ascii_lowercase();
+    matches!(lower.as_str(), "localhost" | "::1" | "0.0.0.0")
+        || lower.starts_with("127.")
         || lower.starts_with('/')
+        || lower.starts_with("sqlite")
 }
 
 /// A database file found on the machine rather than named (`os.walk` of home for
@@ -2450,35 +2538,43 @@ fn yaml_runs(s: &mut Scanner<'_>, document: Option<&Value>, at: u32) {
     if document.deep_taint().has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
+    // The tag as a value (`key: !!python/object/apply:...`, `- !!python/...`), not a
+    // mention of it in prose.
     let calls = ["python/object/apply:", "python/object/new:"];
-    if document
-        .text()
-        .is_some_and(|t| calls.iter().any(|c| t.contains(c)))
-    {
+    let tagged = |t: &str| {
+        t.match_indices("!!python/object/").any(|(i, _)| {
+            let before = t[..i].trim_end_matches(' ');
+            calls.iter().any(|c| t[i + 2..].starts_with(c))
+                && (before.is_empty() || before.ends_with([':', '-', '[', '\n']))
+        })
+    };
+    if document.text().is_some_and(tagged) {
         hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
     }
 }
 
 /// `containers.run(...)` options that give the container the host: privileges, the
-/// host's namespaces, capabilities, devices, unconfined security, a volume exposing it.
+/// host's namespaces, root's capabilities, its disks, unconfined security, a volume
+/// exposing it.
 fn container_given_the_host(args: &Args<'_>) -> bool {
-    let set = |name: &str| {
-        args.keyword(name)
-            .is_some_and(|v| !matches!(v.kind, Kind::NoneValue) && v.as_int() != Some(0))
-    };
-    let host = |name: &str| args.keyword(name).and_then(Value::exact_text) == Some("host");
-    let mounts = |v: &Value| {
-        let sources = match &v.kind {
-            Kind::Dict(pairs) => pairs.iter().map(|(k, _)| k.clone()).collect(),
-            _ => v.iterated().unwrap_or_default(),
+    use super::paths::{is_raw_device, is_root_capability, lifts_confinement, mount_exposes_host};
+    let texts = |name: &str| -> Vec<String> {
+        let Some(value) = args.keyword(name) else {
+            return Vec::new();
         };
-        sources
+        let items = match &value.kind {
+            Kind::Dict(pairs) => pairs.iter().map(|(k, _)| k.clone()).collect(),
+            _ => value.iterated().unwrap_or_else(|| vec![value.clone()]),
+        };
+        items
             .iter()
-            .any(|s| s.text().is_some_and(super::paths::mount_exposes_host))
+            .filter_map(|v| v.text().map(str::to_string))
+            .collect()
     };
-    let volumes = ["volumes", "binds"]
-        .iter()
-        .any(|k| args.keyword(k).is_some_and(mounts));
+    let any = |name: &str, test: fn(&str) -> bool| texts(name).iter().any(|t| test(t));
+    let privileged = args
+        .keyword("privileged")
+        .is_some_and(|v| v.as_int().is_some_and(|n| n != 0));
     let modes = [
         "pid_mode",
         "network_mode",
@@ -2486,11 +2582,17 @@ fn container_given_the_host(args: &Args<'_>) -> bool {
         "userns_mode",
         "uts_mode",
     ];
-    ["privileged", "cap_add", "devices", "security_opt"]
-        .iter()
-        .any(|k| set(k))
-        || modes.iter().any(|k| host(k))
-        || volumes
+    privileged
+        || modes
+            .iter()
+            .any(|k| args.keyword(k).and_then(Value::exact_text) == Some("host"))
+        || any("cap_add", is_root_capability)
+        || any("devices", |d| {
+            is_raw_device(d.split(':').next().unwrap_or(d))
+        })
+        || any("security_opt", lifts_confinement)
+        || any("volumes", mount_exposes_host)
+        || any("binds", mount_exposes_host)
 }
 
 /// `urllib.parse.urljoin(base, url)`: `url` when it is absolute, else resolved against
@@ -2529,20 +2631,11 @@ pub(super) fn scans(s: &mut Scanner<'_>, address: Option<&Value>, at: u32) {
         Some([host, ..]) => host,
         _ => address,
     };
-    if host.deep_taint().has(Taint::HOST_RANGE) || host.text().is_some_and(is_partial_address) {
+    if host.deep_taint().has(Taint::HOST_RANGE)
+        || host.text().is_some_and(super::paths::is_partial_address)
+    {
         hit(s, rules::NETWORK_SCAN, at, Confidence::High);
     }
-}
-
-/// `10.0.0.<?>`: an IPv4 address whose last parts are computed.
-fn is_partial_address(text: &str) -> bool {
-    let parts: Vec<&str> = text.split('.').collect();
-    parts.len() == 4
-        && parts[0].parse::<u8>().is_ok()
-        && parts.iter().any(|p| p.contains(UNKNOWN_PART))
-        && parts
-            .iter()
-            .all(|p| p.parse::<u8>().is_ok() || *p == UNKNOWN_PART_STR)
 }
 
 /// A line a console read is run as Python; read from a connection, the console is a

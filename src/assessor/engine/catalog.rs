@@ -207,6 +207,18 @@ pub enum Api {
     /// names the function's argument when given by name (`target=`, `handler=`).
     /// `urllib.parse.urljoin(base, url)`.
     UrlJoin,
+    /// An object of a library class the analysis follows by name (`nmap.PortScanner()`):
+    /// its methods are looked up as `name.method`.
+    Object(&'static str),
+    /// A log handler that may ship records to another host (`SysLogHandler(address=
+    /// (host, 514))`, `SocketHandler(host, port)`).
+    LogShipper,
+    /// A record logged (`logging.info(...)`): sent out when a handler ships records.
+    LogRecord,
+    /// A network scanner's scan (`nmap.PortScanner().scan(hosts=...)`).
+    PortScan,
+    /// `CronTab(user=True).new(command=...)`: a job added to a crontab.
+    CronJob,
     /// A connection to a database server (`psycopg2.connect(dsn)`, `create_engine(url)`):
     /// a foreign database unless it is on this machine.
     DatabaseServer,
@@ -341,7 +353,16 @@ pub fn api(name: &str) -> Option<Api> {
         | "pymongo.MongoClient"
         | "cx_Oracle.connect"
         | "oracledb.connect"
-        | "pyodbc.connect" => DatabaseServer,
+        | "pyodbc.connect"
+        | "pymssql.connect"
+        | "pg8000.connect"
+        | "pg8000.native.Connection"
+        | "redis.Redis"
+        | "redis.StrictRedis"
+        | "redis.from_url"
+        | "redis.Redis.from_url"
+        | "redis.asyncio.Redis"
+        | "redis.asyncio.from_url" => DatabaseServer,
         "paramiko.RSAKey.from_private_key_file"
         | "paramiko.ECDSAKey.from_private_key_file"
         | "paramiko.Ed25519Key.from_private_key_file"
@@ -537,13 +558,7 @@ pub fn api(name: &str) -> Option<Api> {
         | "paho.mqtt.client.Client"
         | "kafka.KafkaProducer"
         | "websocket.WebSocket"
-        | "pycurl.Curl"
-        | "redis.Redis"
-        | "redis.StrictRedis"
-        | "redis.from_url"
-        | "redis.Redis.from_url"
-        | "redis.asyncio.Redis"
-        | "redis.asyncio.from_url" => NetworkClient,
+        | "pycurl.Curl" => NetworkClient,
         "builtins.open" | "io.open" | "codecs.open" | "io.FileIO" | "gzip.open" | "bz2.open"
         | "lzma.open" => Open,
         "os.fdopen" => OpenUnnamed { mode: Some(1) },
@@ -613,6 +628,18 @@ pub fn api(name: &str) -> Option<Api> {
         "os.setuid" | "os.setgid" | "os.seteuid" | "os.setegid" | "os.setreuid" | "os.setregid"
         | "os.setresuid" | "os.setresgid" | "os.setgroups" | "os.initgroups" => SetId,
         "os.setns" | "os.unshare" | "os.chroot" => EscapeProbe,
+        "logging.handlers.SysLogHandler"
+        | "logging.handlers.SocketHandler"
+        | "logging.handlers.DatagramHandler"
+        | "logging.handlers.HTTPHandler"
+        | "logging.handlers.SMTPHandler" => LogShipper,
+        "logging.debug" | "logging.info" | "logging.warning" | "logging.error"
+        | "logging.critical" | "logging.exception" | "logging.log" => LogRecord,
+        // python-nmap drives the nmap scanner; python-crontab edits a user's crontab.
+        "nmap.PortScanner" | "nmap.PortScannerAsync" => Object("nmap.PortScanner"),
+        "nmap.PortScanner.scan" => PortScan,
+        "crontab.CronTab" => Object("crontab.CronTab"),
+        "crontab.CronTab.new" => CronJob,
         "docker.from_env"
         | "docker.DockerClient"
         | "docker.DockerClient.from_env"
@@ -622,23 +649,19 @@ pub fn api(name: &str) -> Option<Api> {
         | "docker.api.APIClient" => ContainerEngine,
         "docker.DockerClient.containers.run"
         | "docker.DockerClient.containers.create"
-        | "docker.DockerClient.create_host_config" => ContainerRun,
+        | "docker.DockerClient.create_host_config"
+        | "docker.DockerClient.api.create_host_config" => ContainerRun,
         "docker.DockerClient.containers.get" => ContainerOf { many: false },
         "docker.DockerClient.containers.list" => ContainerOf { many: true },
-        // Into, or against, a container the program did not make (the low-level
-        // client's calls take its id).
+        // Into a container the program did not make (the low-level client's calls take
+        // its id; `client.api` is that client).
         "docker.DockerClient.exec_create"
-        | "docker.DockerClient.kill"
-        | "docker.DockerClient.stop"
-        | "docker.DockerClient.remove_container"
+        | "docker.DockerClient.api.exec_create"
         | "docker.DockerClient.put_archive"
         | "docker.DockerClient.get_archive"
         | "docker.DockerClient.container.exec_run"
         | "docker.DockerClient.container.put_archive"
-        | "docker.DockerClient.container.get_archive"
-        | "docker.DockerClient.container.kill"
-        | "docker.DockerClient.container.stop"
-        | "docker.DockerClient.container.remove" => EscapeProbe,
+        | "docker.DockerClient.container.get_archive" => EscapeProbe,
         "os.kill" | "os.killpg" | "signal.pidfd_send_signal" => Kill,
         "os.pidfd_open" => PidFd,
         "os.getpid" | "os.getpgrp" => GetPid,

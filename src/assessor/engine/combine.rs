@@ -34,6 +34,9 @@ pub struct Capabilities {
     /// Where a stratum message is written out (`{"method": "login", "params": {...,
     /// "agent": ...}}`): a miner's pool client when the program also uses the network.
     pub stratum_message: Option<u32>,
+    /// Where a log handler that ships records to another host was made (a remote
+    /// syslog, socket or HTTP handler): what is logged after it leaves the machine.
+    pub remote_log: Option<u32>,
     /// Every program started: its command text, whether fully known, and where.
     pub program_runs: Vec<(Rc<str>, bool, u32)>,
     /// Paths given execute permission, and where.

@@ -363,6 +363,11 @@ impl<'a> Scanner<'a> {
     }
 
     /// Whether `name` was bound in one of the open loops of the function being walked.
+    /// Whether the walk is inside a loop (of this function or of a caller's).
+    pub(super) fn in_loop(&self) -> bool {
+        !self.forks.loops.is_empty()
+    }
+
     pub(super) fn is_bound_in_loop(&self, name: &str) -> bool {
         let own_loops_from = self.forks.functions.last().map_or(0, |f| f.loops_at);
         let own_loops = &self.forks.loops[own_loops_from.min(self.forks.loops.len())..];

@@ -12,7 +12,7 @@ use super::findings::Confidence;
 use super::fold;
 use super::rules;
 use super::scan::Scanner;
-use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value, UNKNOWN_PART};
+use super::value::{own_pid_parts, piece, Kind, Piece, Taint, Value};
 
 /// A method call on a value that is not a module: text methods fold, tracked objects
 /// (paths, files, sockets, libc) apply their rules, anything else passes taint through.
@@ -54,6 +54,13 @@ pub(super) fn method_call(
     }
     if taint.has(Taint::PATH) {
         return path_method(s, object, method, args, at);
+    }
+    let logs = matches!(
+        method,
+        "debug" | "info" | "warning" | "warn" | "error" | "critical" | "exception" | "log"
+    );
+    if logs && !matches!(object.kind, Kind::Dict(_) | Kind::Seq(_)) {
+        super::calls::log_record(s, args, at);
     }
     if destroys_database(object, method, args) {
         hit(s, rules::DESTRUCTIVE, at, Confidence::High);
@@ -110,23 +117,21 @@ pub(super) fn method_call(
             .note_unpacked(dir.and_then(Value::text).unwrap_or("."));
         return Value::UNKNOWN;
     }
-    // What a cloud's secret stores hold: AWS Secrets Manager and SSM parameters,
-    // Kubernetes secrets.
-    let secret_store = matches!(
+    // What a cloud's secret stores hold: AWS Secrets Manager and SSM parameters (asked
+    // of the cloud's client, not pydantic's `SecretStr.get_secret_value()`), Kubernetes
+    // secrets. Read, not yet sent anywhere.
+    let aws = matches!(method, "get_secret_value" | "batch_get_secret_value")
+        || matches!(
+            method,
+            "get_parameter" | "get_parameters" | "get_parameters_by_path"
+        ) && args.keyword("WithDecryption").and_then(Value::as_int) == Some(1);
+    let kubernetes = matches!(
         method,
-        "get_secret_value"
-            | "batch_get_secret_value"
-            | "list_namespaced_secret"
-            | "list_secret_for_all_namespaces"
-            | "read_namespaced_secret"
-    ) || matches!(
-        method,
-        "get_parameter" | "get_parameters" | "get_parameters_by_path"
-    ) && args.keyword("WithDecryption").and_then(Value::as_int) == Some(1);
-    if secret_store {
+        "list_namespaced_secret" | "list_secret_for_all_namespaces" | "read_namespaced_secret"
+    );
+    if aws && taint.has(Taint::NETWORK) || kubernetes {
         hit(s, rules::SECRET_READ, at, Confidence::High);
-        s.caps.note_secret(at);
-        return Value::unknown(Taint::SECRET.with(Taint::NETWORK));
+        return Value::unknown(Taint::SECRET);
     }
     if matches!(method, "get_credentials" | "get_frozen_credentials") {
         // A cloud SDK session's keys (`boto3.Session().get_credentials()`).
@@ -625,43 +630,39 @@ fn downloaded_to_file(s: &mut Scanner<'_>, method: &str, args: &Args<'_>, at: u3
     }
 }
 
-/// A database that is not the program's emptied: every table dropped or truncated (their
-/// names read from the database, `f'DROP TABLE "{name}"'`), a schema or database dropped,
-/// `metadata.drop_all(engine)`, a Redis server flushed whole (`flushall()`).
+/// A database that is not the program's emptied: tables whose names were read from it
+/// dropped or truncated one by one (`f'DROP TABLE "{name}"'` over its catalogue), its
+/// reflected schema dropped (`meta.drop_all`), its collections or databases dropped by
+/// the names it lists, a Redis server on another host flushed.
 fn destroys_database(object: &Value, method: &str, args: &Args<'_>) -> bool {
     let foreign = object.taint.has(Taint::FOREIGN_DATABASE);
-    let statement = args.get(0, "statement").and_then(Value::text);
+    let first = args.positional.first();
+    let named_by_it = first.is_some_and(|v| v.deep_taint().has(Taint::FOREIGN_DATABASE));
     match method {
-        "execute" | "executemany" | "executescript" | "exec_driver_sql" => {
-            foreign && statement.is_some_and(empties_database)
+        "execute" | "executemany" | "executescript" | "exec_driver_sql" | "run" => {
+            foreign && named_by_it && first.and_then(Value::text).is_some_and(empties_table)
         }
-        "drop_all" => args.all().any(|a| a.taint.has(Taint::FOREIGN_DATABASE)),
-        "drop_database" => foreign,
-        "flushall" => object.taint.has(Taint::NETWORK),
+        "drop_all" => foreign,
+        "drop_database" | "drop_collection" => foreign && named_by_it,
+        "flushall" | "flushdb" => foreign,
         "execute_command" => {
-            object.taint.has(Taint::NETWORK)
-                && statement.is_some_and(|c| {
+            foreign
+                && first.and_then(Value::text).is_some_and(|c| {
                     let c = c.to_ascii_uppercase();
-                    c.starts_with("FLUSHALL")
+                    c.starts_with("FLUSHALL") || c.starts_with("FLUSHDB")
                 })
         }
         _ => false,
     }
 }
 
-/// SQL that drops a schema or database, or drops, truncates or wholly deletes a table
-/// whose name is computed at run time (each table the database lists).
-fn empties_database(sql: &str) -> bool {
+/// SQL that drops a table, schema or database, truncates a table or deletes all its rows.
+fn empties_table(sql: &str) -> bool {
     let upper = sql.to_ascii_uppercase();
     let words: Vec<&str> = upper.split_ascii_whitespace().collect();
-    let whole = words
-        .windows(2)
-        .any(|w| w[0] == "DROP" && matches!(w[1], "SCHEMA" | "DATABASE"));
-    let computed = sql.contains(UNKNOWN_PART);
-    let table = words.windows(2).any(|w| {
-        w == ["DROP", "TABLE"]
+    words.windows(2).any(|w| {
+        w[0] == "DROP" && matches!(w[1], "TABLE" | "SCHEMA" | "DATABASE")
             || w[0] == "TRUNCATE"
             || w == ["DELETE", "FROM"] && !upper.contains("WHERE")
-    });
-    whole || computed && table
+    })
 }

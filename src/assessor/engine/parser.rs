@@ -644,11 +644,6 @@ pub enum ExprKind<'a> {
     },
     /// `{key: value, **mapping}`: `None` as the key stands for `**mapping`.
     Dict(Vec<(Option<Expr<'a>>, Expr<'a>)>),
-    /// `value is None` (`is_none`), `value is not None` (not `is_none`).
-    IsNone {
-        value: Expr<'a>,
-        is_none: bool,
-    },
     Other,
 }
 
@@ -761,15 +756,6 @@ impl<'a> Expr<'a> {
             ast::Expr::Lambda(e) => ExprKind::Lambda {
                 params: e.parameters.as_deref().map(params).unwrap_or_default(),
                 body: Expr(&e.body),
-            },
-            ast::Expr::Compare(e) => match (&*e.ops, &*e.comparators) {
-                ([op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [ast::Expr::NoneLiteral(_)]) => {
-                    ExprKind::IsNone {
-                        value: Expr(&e.left),
-                        is_none: *op == ast::CmpOp::Is,
-                    }
-                }
-                _ => ExprKind::Other,
             },
             ast::Expr::BoolOp(e) => ExprKind::BoolOp {
                 values: Exprs(&e.values),

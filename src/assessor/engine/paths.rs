@@ -809,15 +809,75 @@ pub fn mentions_escape(text: &str) -> bool {
     mining_and_escape(text).1
 }
 
-/// A host path that, mounted into a container, hands the container the host: its root,
-/// its system trees, its kernel interfaces, users' homes, or the engine's own socket.
+/// A host path that, mounted into a container, hands the container the host: its root
+/// or one of its top-level trees whole (`/etc`, `/home`), its kernel interfaces (`/proc`,
+/// `/sys`), credentials, or the engine's own socket. A project directory, a cache or
+/// `/etc/localtime` does not.
 pub fn exposes_host(source: &str) -> bool {
-    const HOST_TREES: &[&str] = &["proc", "sys", "dev", "root", "home", "run", "var", "boot"];
+    const TREES: &[&str] = &[
+        "etc", "root", "home", "proc", "sys", "dev", "boot", "var", "run", "usr", "lib", "bin",
+        "sbin",
+    ];
     let path = normalize(source);
-    source.trim_end_matches('/').is_empty() && source.starts_with('/')
-        || path.is_protected()
-        || path.absolute && path.first().is_some_and(|top| HOST_TREES.contains(&top))
+    if !path.absolute {
+        return false;
+    }
+    let whole_tree = path.parts.len() == 1 && path.first().is_some_and(|t| TREES.contains(&t));
+    path.parts.is_empty()
+        || whole_tree
+        || path.first().is_some_and(|t| t == "proc" || t == "sys")
+        || path.is_secret()
         || mentions_escape(source)
+}
+
+/// A capability that makes a container's root the host's (`SYS_ADMIN`, `ALL`...).
+pub fn is_root_capability(name: &str) -> bool {
+    const ROOT: &[&str] = &[
+        "SYS_ADMIN",
+        "ALL",
+        "SYS_PTRACE",
+        "SYS_MODULE",
+        "DAC_READ_SEARCH",
+        "DAC_OVERRIDE",
+        "SYS_RAWIO",
+        "SYS_BOOT",
+    ];
+    let upper = name.to_ascii_uppercase();
+    ROOT.contains(&upper.trim_start_matches("CAP_"))
+}
+
+/// A disk or the machine's memory (`/dev/sda`, `/dev/nvme0n1`, `/dev/mem`), not a GPU or
+/// `/dev/fuse`.
+pub fn is_raw_device(path: &str) -> bool {
+    const DISKS: &[&str] = &[
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "dm-", "loop", "md",
+    ];
+    let Some(name) = path.strip_prefix("/dev/") else {
+        return false;
+    };
+    matches!(name, "mem" | "kmem" | "port")
+        || name.starts_with("mapper/")
+        || DISKS.iter().any(|d| name.starts_with(d))
+}
+
+/// A security option that lifts the container's confinement (`seccomp=unconfined`,
+/// `apparmor=unconfined`, `label=disable`), not one that adds to it.
+pub fn lifts_confinement(option: &str) -> bool {
+    let lower = option.to_ascii_lowercase();
+    lower.contains("unconfined")
+        || lower.contains("label=disable")
+        || lower.contains("label:disable")
+}
+
+/// `10.0.0.<?>`: an IPv4 address whose last parts are computed.
+pub fn is_partial_address(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    parts.len() == 4
+        && parts[0].parse::<u8>().is_ok()
+        && parts.iter().any(|p| p.contains(UNKNOWN_PART))
+        && parts
+            .iter()
+            .all(|p| p.parse::<u8>().is_ok() || *p == UNKNOWN_PART_STR)
 }
 
 /// A mount (`/:/host`, `/var/run/docker.sock:/s:ro`, `type=bind,source=/,target=/h`)

@@ -179,8 +179,8 @@ pub(super) fn run_command(s: &mut Scanner<'_>, command: Option<&Value>, via_shel
 
 /// A command run on another host (`ssh.exec_command(cmd)`, fabric's `c.run(cmd)` and
 /// `c.sudo(cmd)`): ordinary administration there is no business of this sandbox, but an
-/// attack is one wherever it runs (a uid 0 account, a reverse shell, `curl | sh`,
-/// destruction, a miner).
+/// attack is one wherever it runs (a second uid 0 account, a reverse shell, `curl | sh`,
+/// a miner).
 pub(super) fn remote_command(s: &mut Scanner<'_>, command: Option<&Value>, at: u32) {
     let Some(command) = command else { return };
     let line = command_line(s, command);
@@ -190,11 +190,10 @@ pub(super) fn remote_command(s: &mut Scanner<'_>, command: Option<&Value>, at: u
     s.shell_budget -= text.len();
     let facts = shell::analyse(text);
     let attacks = [
-        (facts.privilege_escalation, rules::PRIVILEGE_ESCALATION),
+        (facts.uid_zero, rules::PRIVILEGE_ESCALATION),
         (facts.reverse_shell, rules::REVERSE_SHELL),
         (facts.fetch_then_run, rules::DOWNLOAD_EXECUTE),
         (facts.decode_then_run, rules::DECODE_EXECUTE),
-        (facts.destructive, rules::DESTRUCTIVE),
         (facts.mining, rules::CRYPTO_MINING),
         (facts.fork_bomb, rules::FORK_BOMB),
     ];
@@ -263,7 +262,7 @@ fn shell_quote(word: &str) -> String {
 }
 
 pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFacts, at: u32) {
-    let checks: [(bool, &'static Rule); 15] = [
+    let checks: [(bool, &'static Rule); 16] = [
         (facts.privilege_escalation, rules::PRIVILEGE_ESCALATION),
         (facts.system_read && !facts.secret_read, rules::SYSTEM_READ),
         (facts.decode_then_run, rules::DECODE_EXECUTE),
@@ -279,6 +278,7 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
         (facts.system_write, rules::SYSTEM_PATH_WRITE),
         (facts.capabilities, rules::CAPABILITIES),
         (facts.fork_bomb, rules::FORK_BOMB),
+        (facts.scans, rules::NETWORK_SCAN),
     ];
     for (fired, rule) in checks {
         if fired {

