@@ -2981,13 +2981,83 @@ pub(super) fn load_library(s: &mut Scanner<'_>, name: Option<&Value>, at: u32) -
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
     if libc {
-        // Calls through it pass every check the runtime record makes (HIGH by the
-        // mission's table); which functions are called is read too (see `libc_call`).
-        hit(s, rules::CTYPES_LIBC, at, Confidence::High);
+        // Judged once every call through it is seen (`combine::native_libc`); which
+        // functions are called is read too (see `libc_call`).
+        s.caps.libc_loaded.get_or_insert(at);
         return Value::unknown(Taint::LIBC.with(Taint::NATIVE_LIB));
     }
     Value::unknown(Taint::NATIVE_LIB)
 }
+
+/// libc functions that compute, format, sort, allocate or tell the time, and nothing
+/// else: called through ctypes, they reach nothing Python could not.
+const LIBC_HELPERS: &[&str] = &[
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "strcasecmp",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "memcmp",
+    "memchr",
+    "memcpy",
+    "memmove",
+    "memset",
+    "qsort",
+    "bsearch",
+    "abs",
+    "labs",
+    "llabs",
+    "div",
+    "atoi",
+    "atol",
+    "atof",
+    "strtol",
+    "strtoul",
+    "strtod",
+    "toupper",
+    "tolower",
+    "isalpha",
+    "isdigit",
+    "isspace",
+    "printf",
+    "puts",
+    "putchar",
+    "sprintf",
+    "snprintf",
+    "time",
+    "clock",
+    "difftime",
+    "localtime",
+    "gmtime",
+    "strftime",
+    "mktime",
+    "gettimeofday",
+    "clock_gettime",
+    "rand",
+    "srand",
+    "random",
+    "srandom",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "getpid",
+    "getppid",
+    "sysconf",
+    "getpagesize",
+    "strerror",
+    "sqrt",
+    "pow",
+    "sin",
+    "cos",
+    "exp",
+    "log",
+    "floor",
+    "ceil",
+];
 
 /// The name of an x86-64 system call the rules care about, by number.
 fn syscall_name(number: i64) -> Option<&'static str> {
@@ -3016,6 +3086,8 @@ fn syscall_name(number: i64) -> Option<&'static str> {
 /// `getattr`): the rules of what it does (`system`, `setuid`, `mount`, `kill`, `fork`,
 /// `unlink`...).
 pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
+    s.caps.libc_calls += 1;
+    s.caps.libc_beyond_helpers |= !LIBC_HELPERS.contains(&function);
     if function == "syscall" {
         // `libc.syscall(313, ...)`: the call by its x86-64 number.
         if let Some(name) = args

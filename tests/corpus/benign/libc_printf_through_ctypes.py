@@ -1,4 +1,4 @@
-# expect: HIGH ctypes_libc
+# expect: LOW benign
 import ctypes
 self_lib = ctypes.CDLL(None)
 self_lib.printf(b"hi\n")
