@@ -197,7 +197,12 @@ pub(super) fn remote_command(s: &mut Scanner<'_>, command: Option<&Value>, at: u
         (facts.mining, rules::CRYPTO_MINING),
         (facts.fork_bomb, rules::FORK_BOMB),
     ];
-    for (fired, rule) in attacks {
+    hit_fired(s, &attacks, at);
+}
+
+/// Each rule whose fact holds, at `at`.
+fn hit_fired(s: &mut Scanner<'_>, checks: &[(bool, &'static Rule)], at: u32) {
+    for &(fired, rule) in checks {
         if fired {
             hit(s, rule, at, Confidence::High);
         }
@@ -280,11 +285,7 @@ pub(super) fn apply_command_facts(s: &mut Scanner<'_>, facts: &shell::CommandFac
         (facts.fork_bomb, rules::FORK_BOMB),
         (facts.scans, rules::NETWORK_SCAN),
     ];
-    for (fired, rule) in checks {
-        if fired {
-            hit(s, rule, at, Confidence::High);
-        }
-    }
+    hit_fired(s, &checks, at);
     if facts.secret_read {
         hit(s, rules::SECRET_READ, at, Confidence::High);
         s.caps.note_secret(at);
