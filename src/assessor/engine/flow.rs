@@ -184,8 +184,10 @@ impl<'a> Scanner<'a> {
     /// makes a wholly unknown file name `.env<?>`, `f.endswith(".pem")` makes it `<?>.pem`.
     /// `None` when the test narrows nothing; else the name, its value before and within.
     pub(super) fn narrow(&mut self, test: Expr<'a>) -> Option<(&'a str, Value, Value)> {
-        // `a and b`: both hold inside, so the first that narrows does.
-        if let ExprKind::BoolOp { values, or: false } = test.kind() {
+        // `a and b`: both hold inside, so the first that narrows does. `a or b`: one of
+        // them holds, and the first that narrows stands for them (`name == ".env" or
+        // name.startswith(".env.")` is a `.env` file).
+        if let ExprKind::BoolOp { values, .. } = test.kind() {
             return values.iter().find_map(|value| self.narrow(value));
         }
         let (name, narrowed_file) = match test.name_equals_text() {

