@@ -1913,7 +1913,10 @@ pub(super) fn apply(s: &mut Scanner<'_>, api: Api, args: &Args<'_>, at: u32) -> 
             } else if !own_file {
                 hit(s, rules::UNSAFE_DESERIALIZATION, at, Confidence::High);
             }
-            yaml_runs(s, args.positional.first(), at);
+            // (Its network check is the one above.)
+            if args.positional.first().is_some_and(yaml_calls_function) {
+                hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+            }
             if let Some(payload) = args.positional.first().and_then(Value::exact_text) {
                 if payload_runs_code(payload) {
                     hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
@@ -2538,8 +2541,14 @@ fn yaml_runs(s: &mut Scanner<'_>, document: Option<&Value>, at: u32) {
     if document.deep_taint().has(Taint::NETWORK) {
         hit(s, rules::DOWNLOAD_EXECUTE, at, Confidence::High);
     }
-    // The tag as a value (`key: !!python/object/apply:...`, `- !!python/...`), not a
-    // mention of it in prose.
+    if yaml_calls_function(document) {
+        hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
+    }
+}
+
+/// A YAML document that calls a function as it is built: the tag as a value (`key:
+/// !!python/object/apply:...`, `- !!python/...`), not a mention of it in prose.
+fn yaml_calls_function(document: &Value) -> bool {
     let calls = ["python/object/apply:", "python/object/new:"];
     let tagged = |t: &str| {
         t.match_indices("!!python/object/").any(|(i, _)| {
@@ -2548,9 +2557,7 @@ fn yaml_runs(s: &mut Scanner<'_>, document: Option<&Value>, at: u32) {
                 && (before.is_empty() || before.ends_with([':', '-', '[', '\n']))
         })
     };
-    if document.text().is_some_and(tagged) {
-        hit(s, rules::DECODE_EXECUTE, at, Confidence::High);
-    }
+    document.text().is_some_and(tagged)
 }
 
 /// `containers.run(...)` options that give the container the host: privileges, the
@@ -3086,7 +3093,7 @@ fn syscall_name(number: i64) -> Option<&'static str> {
 /// `getattr`): the rules of what it does (`system`, `setuid`, `mount`, `kill`, `fork`,
 /// `unlink`...).
 pub(super) fn libc_call(s: &mut Scanner<'_>, function: &str, args: &Args<'_>, at: u32) {
-    s.caps.libc_calls += 1;
+    s.caps.libc_called = true;
     s.caps.libc_beyond_helpers |= !LIBC_HELPERS.contains(&function);
     if function == "syscall" {
         // `libc.syscall(313, ...)`: the call by its x86-64 number.

@@ -63,7 +63,7 @@ pub struct Capabilities {
     /// more than a harmless helper (`strlen`, `qsort`, `time`) or not known by name.
     pub libc_loaded: Option<u32>,
     pub libc_beyond_helpers: bool,
-    pub libc_calls: usize,
+    pub libc_called: bool,
     /// Files given to root (`os.chown(path, 0, 0)`) and copies of a shell or an
     /// interpreter, by path: setuid, either is a way back to root.
     pub root_owned: Vec<Rc<str>>,
@@ -260,7 +260,7 @@ pub fn combine(caps: &Capabilities, hits: &mut Hits) {
 /// nothing. Loaded and never seen called, it is judged as any call.
 fn native_libc(caps: &Capabilities, hits: &mut Hits) {
     if let Some(at) = caps.libc_loaded {
-        if caps.libc_beyond_helpers || caps.libc_calls == 0 {
+        if caps.libc_beyond_helpers || !caps.libc_called {
             hits.add(rules::CTYPES_LIBC, at, Confidence::High);
         }
     }
